@@ -1,0 +1,65 @@
+import ConcurrencyHelpers
+
+/// Ends an observation on ``cancel()`` or when it is deinitialized, whichever comes first.
+///
+/// Modelled on GRDB's `AnyDatabaseCancellable`. Keep the token for as long as you want to observe:
+///
+/// ```swift
+/// final class Dashboard {
+///     private var tokens: Set<ObservationToken> = []
+///     func start(_ table: ObserverTable<Reading, Temperature>) {
+///         table.observe(Reading(label: "outside")).store(in: &tokens)
+///     }
+/// }
+/// ```
+///
+/// Cancelling is idempotent and thread-safe; the cancel action runs exactly once.
+public final class ObservationToken: Hashable, Sendable {
+    private let onCancel: LockedValue<(@Sendable () -> Void)?>
+
+    /// Makes a token that runs `onCancel` once, on the first ``cancel()`` or at deinit.
+    public init(onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel = LockedValue(onCancel)
+    }
+
+    /// A token whose action is set right after it is made (the token must exist before it can be an owner).
+    init() {
+        self.onCancel = LockedValue(nil)
+    }
+
+    func arm(_ action: @escaping @Sendable () -> Void) {
+        onCancel.withLock { $0 = action }
+    }
+
+    deinit {
+        cancel()
+    }
+
+    /// Ends the observation. When this returns, the observer receives nothing further
+    /// (see ``ObserverTable/removeObservers(ownedBy:)`` for the one exception, inside callbacks).
+    public func cancel() {
+        let action = onCancel.withLock { $0.take() }
+        action?()
+    }
+
+    /// Whether ``cancel()`` has run (or the observation was never armed).
+    public var isCancelled: Bool {
+        onCancel.withLock { $0 == nil }
+    }
+
+    /// Keeps this token in `set`; the observation lasts until the set lets go of it.
+    public func store(in set: inout Set<ObservationToken>) {
+        set.insert(self)
+    }
+
+    /// Keeps this token in `array`; the observation lasts until the array lets go of it.
+    public func store(in array: inout [ObservationToken]) {
+        array.append(self)
+    }
+
+    public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+}

@@ -1,0 +1,102 @@
+import Synchronization
+
+/// Whether an entry is still observing. Shared by the entry and every snapshot that holds it, so a notification
+/// already in progress sees a removal the moment it happens.
+final class EntryLife: Sendable {
+    private let active = Atomic<Bool>(true)
+
+    @inline(__always)
+    var isActive: Bool { active.load(ordering: .acquiring) }
+
+    /// Marks the entry ended; true for the one call that ended it.
+    func end() -> Bool {
+        active.exchange(false, ordering: .acquiringAndReleasing)
+    }
+}
+
+/// Strong references set aside while the table's lock is held, released once it is not.
+///
+/// Loading a weak reference creates a strong one; if another thread drops the object's last other reference
+/// meanwhile, releasing ours would run its `deinit` — user code — under the lock. So nothing is released there.
+struct Graveyard<Observer: Sendable>: Sendable {
+    private var objects: [Retained] = []
+    private var observers: [Observer] = []
+
+    mutating func keep(_ object: AnyObject) { objects.append(Retained(object: object)) }
+    mutating func keep(_ observer: Observer) { observers.append(observer) }
+}
+
+/// A strong reference kept only to postpone its release; never dereferenced, so sharing it is harmless.
+struct Retained: @unchecked Sendable {
+    let object: AnyObject
+}
+
+/// One observer's registration: the observer, how it is held, and who owns it.
+///
+/// Invariant between settlements: `strong` is non-nil exactly when `owners` is non-empty (Siesta's rule: held
+/// strongly while it has an owner other than itself).
+struct ObserverEntry<Observer: Sendable>: Sendable {
+    /// Entries are ordered by id: insertion order.
+    let id: UInt64
+    let life: EntryLife
+    /// The observer, held strongly while an external owner lives.
+    var strong: Observer?
+    /// The observer's object, weakly, when the observer is a class instance: its identity and its self-reference.
+    let object: WeakReference?
+    /// Recovers the observer from its object while it is held only weakly (set once it is self-owned).
+    var project: (@Sendable (AnyObject) -> Observer?)?
+    /// Whether the observer owns itself.
+    var isSelfOwned: Bool
+    /// External owners, weakly.
+    var owners: [WeakReference]
+
+    /// How this entry stands after its dead owners have been dropped.
+    enum Standing {
+        /// Still observing.
+        case observing
+        /// Ended; `last` is the observer to send `stopped` to, or nil when it was itself deallocated.
+        case ended(last: Observer?)
+    }
+
+    /// The observer to deliver to right now, with an object to keep alive for the delivery's duration
+    /// (a live owner, or the observer's own object), or nil when this record shows no owner alive.
+    ///
+    /// Runs on the delivering thread, outside the lock: every strong reference it creates is released there.
+    @inline(__always)
+    func target() -> (observer: Observer, keepAlive: AnyObject)? {
+        if let strong {
+            for owner in owners {
+                if let alive = owner.object { return (strong, alive) }
+            }
+        }
+        if isSelfOwned, let object, let project, let alive = object.object, let observer = project(alive) {
+            return (observer, alive)
+        }
+        return nil
+    }
+
+    /// Drops dead owners and applies the ownership rules: with no external owner left the observer is held
+    /// weakly if it owns itself and is alive, and the entry ends otherwise. Runs under the table's lock.
+    mutating func settle(_ graveyard: inout Graveyard<Observer>) -> Standing {
+        if !owners.isEmpty {
+            owners.removeAll { owner in
+                guard let alive = owner.object else { return true }
+                graveyard.keep(alive)
+                return false
+            }
+            if !owners.isEmpty { return .observing }
+        }
+        if isSelfOwned, let alive = object?.object {
+            graveyard.keep(alive)
+            if let dropped = strong.take() { graveyard.keep(dropped) }
+            return .observing
+        }
+        if let last = strong.take() { return .ended(last: last) }
+        // Weakly held and no longer self-owned: explicitly removed while alive, or deallocated.
+        if let object, let project, let alive = object.object {
+            graveyard.keep(alive)
+            return .ended(last: project(alive))
+        }
+        return .ended(last: nil)
+    }
+}

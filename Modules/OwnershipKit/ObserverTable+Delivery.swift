@@ -1,0 +1,90 @@
+import ConcurrencyHelpers
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension ObserverTable {
+    /// After a mutation: drain if this thread became the drainer; otherwise, for a removal, wait until the
+    /// drainer has delivered everything queued before it (never while this thread is itself delivering).
+    func finish(_ outcome: Outcome) {
+        if outcome.mustDrain {
+            drain()
+        } else if outcome.waitTicket != 0, !DeliveryContext.isDelivering {
+            waitUntilDelivered(outcome.waitTicket)
+        }
+    }
+
+    /// Delivers queued jobs until the queue is empty, then gives up the drainer role.
+    func drain() {
+        DeliveryContext.delivering {
+            while let (job, ticket) = state.withLock({ $0.nextJob() }) {
+                run(job)
+                deliveredTicket.store(ticket, ordering: .releasing)
+            }
+        }
+    }
+
+    private func run(_ job: Job) {
+        switch job {
+        case .added(let entry):
+            deliver(.added, to: entry)
+        case .event(let event, let snapshot):
+            let notice = ObserverNotice.event(event)
+            for entry in snapshot {
+                deliver(notice, to: entry)
+            }
+        case .stopped(let observer):
+            deliver(observer, .stopped)
+        }
+    }
+
+    /// Delivers to one entry if it is still observing, checking its owners first and keeping one alive
+    /// until the callback returns.
+    @inline(__always)
+    private func deliver(_ notice: ObserverNotice<Event>, to entry: ObserverEntry<Observer>) {
+        guard entry.life.isActive else { return }
+        if let (observer, keepAlive) = entry.target() {
+            deliver(observer, notice)
+            withExtendedLifetime(keepAlive) {}
+        } else if let (observer, keepAlive) = reconcile(entry.id) {
+            deliver(observer, notice)
+            withExtendedLifetime(keepAlive) {}
+        }
+    }
+
+    /// The slow path, when a snapshot shows no owner alive: settles the current entry under the lock (it may have
+    /// gained owners since the snapshot) and returns whom to deliver to, if the entry still observes.
+    private func reconcile(_ entryID: UInt64) -> (Observer, AnyObject)? {
+        var graveyard = Graveyard<Observer>()
+        let current: ObserverEntry<Observer>? = state.withLock { state in
+            var outcome = Outcome()
+            guard let index = state.index(of: entryID) else { return nil }
+            guard state.settle(at: index, &graveyard, &outcome) else { return nil }
+            return state.entries[index]
+        }
+        // This thread is the drainer, so a stopped notice queued above is delivered by the running drain loop.
+        return current?.target()
+    }
+
+    /// Waits until the drainer has delivered the job with `ticket`.
+    ///
+    /// Polls with a backoff (yield, then sleeps of up to 1 ms): waits are rare — only a removal racing a
+    /// delivery on another thread — and short, since callbacks are.
+    func waitUntilDelivered(_ ticket: UInt64) {
+        var attempt = 0
+        while deliveredTicket.load(ordering: .acquiring) < ticket {
+            if attempt < 64 {
+                sched_yield()
+            } else {
+                usleep(UInt32(min(1000, 1 << min(attempt - 64, 10))))
+            }
+            attempt += 1
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import ConcurrencyHelpers
+
+extension ObserverTable {
+    /// One unit of delivery work, run in order by whichever thread is draining.
+    enum Job: Sendable {
+        /// The added notice for one new entry.
+        case added(ObserverEntry<Observer>)
+        /// An event for the entries that existed when it was posted.
+        case event(Event, ContiguousArray<ObserverEntry<Observer>>)
+        /// The last notice for an entry that ended.
+        case stopped(Observer)
+    }
+
+    /// What a mutation under the lock leaves for the caller to do once the lock is released.
+    struct Outcome {
+        /// The ticket of the last job enqueued, 0 when none.
+        var ticket: UInt64 = 0
+        /// Whether the caller became the drainer and must drain now.
+        var mustDrain = false
+        /// For removals: the last ticket queued when the lock was released. Whoever queued them (this call, or a
+        /// sweep on another thread that saw the same owner die first), the removal returns only once they are
+        /// delivered, so the observers it concerns have had their stopped notices and receive nothing more.
+        var waitTicket: UInt64 = 0
+    }
+
+    /// Everything the lock protects.
+    struct State: Sendable {
+        /// Live entries in insertion order (ids ascending). Snapshots share this storage until it changes.
+        var entries: ContiguousArray<ObserverEntry<Observer>> = []
+        /// Entry id by observer object, for class-instance observers (rule 4: identity, not a second entry).
+        var entryByObject: [ObjectIdentifier: UInt64] = [:]
+        var nextEntryID: UInt64 = 1
+        var jobs = JobQueue<(job: Job, ticket: UInt64)>()
+        var lastTicket: UInt64 = 0
+        var isDraining = false
+        var mutationsSinceSweep = 0
+
+        /// The position of the entry with `id`, by binary search over the ascending ids.
+        func index(of id: UInt64) -> Int? {
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                let midID = entries[mid].id
+                if midID == id { return mid }
+                if midID < id { low = mid + 1 } else { high = mid }
+            }
+            return nil
+        }
+
+        mutating func enqueue(_ job: Job, _ outcome: inout Outcome) {
+            lastTicket += 1
+            jobs.append((job, lastTicket))
+            outcome.ticket = lastTicket
+        }
+
+        /// Claims the drainer role if nobody holds it.
+        mutating func claimDrain(_ outcome: inout Outcome) {
+            guard outcome.ticket != 0, !isDraining else { return }
+            isDraining = true
+            outcome.mustDrain = true
+        }
+
+        /// Takes the next job, or gives up the drainer role when there is none.
+        mutating func nextJob() -> (job: Job, ticket: UInt64)? {
+            if let next = jobs.popFirst() { return next }
+            isDraining = false
+            return nil
+        }
+
+        /// Ends the entry at `index`: it stops receiving at once, and its stopped notice is queued.
+        mutating func end(at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
+            let entry = entries.remove(at: index)
+            _ = entry.life.end()
+            if let object = entry.object, entryByObject[object.id] == entry.id {
+                entryByObject[object.id] = nil
+            }
+            if let last {
+                graveyard.keep(last)
+                enqueue(.stopped(last), &outcome)
+            }
+        }
+
+        /// Settles the entry at `index`; returns false when it ended (and was removed).
+        mutating func settle(at index: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) -> Bool {
+            switch entries[index].settle(&graveyard) {
+            case .observing:
+                return true
+            case .ended(let last):
+                end(at: index, last: last, &graveyard, &outcome)
+                return false
+            }
+        }
+
+        /// Settles every entry: ends those whose owners are all gone (rule 6, in bulk).
+        mutating func sweep(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
+            mutationsSinceSweep = 0
+            var index = entries.count - 1
+            while index >= 0 {
+                _ = settle(at: index, &graveyard, &outcome)
+                index -= 1
+            }
+        }
+
+        /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation.
+        mutating func noteMutation(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
+            mutationsSinceSweep += 1
+            if mutationsSinceSweep >= max(16, entries.count) {
+                sweep(&graveyard, &outcome)
+            }
+        }
+    }
+}

@@ -1,0 +1,274 @@
+import ConcurrencyHelpers
+import Synchronization
+
+/// Observers with owners: the table that decides how long an observer lives and what it receives.
+///
+/// `ObserverTable` implements Siesta's ownership rules for any observer kind and any event type, thread-safely,
+/// so that `ResourceKit` and `LiveQueryKit` (and your own observable types) build on one mechanism:
+///
+/// 1. An observation is contingent on one or more owners; owners can be any object; an observer may own itself.
+/// 2. The table holds an observer **strongly** exactly while it has an owner other than itself, **weakly**
+///    while it owns only itself.
+/// 3. An observer stops observing as soon as all of its owners are deallocated or removed. Removing the
+///    observer's self-ownership leaves its other owners in charge.
+/// 4. A class-instance observer is identified by object identity: adding it again adds owners, never a second
+///    entry or a second ``ObserverNotice/added`` notice. Closures and structs are never deduplicated.
+/// 5. An entry that ends gets ``ObserverNotice/stopped`` exactly once — except a self-owned observer that was
+///    itself deallocated.
+/// 6. Owner death needs no cooperation: owners are weak references, checked before every delivery (and kept
+///    alive through it) and swept in bulk by ``sweep()`` and, amortised, after mutations.
+/// 7. Delivery is in insertion order. Once ``removeObservers(ownedBy:)`` returns, the observers it ended receive
+///    nothing further, even from a notification already in progress. An observer added during a notification
+///    gets its own added notice but not that notification.
+/// 8. Every method may be called from any thread at any time, including from inside a callback. No lock is held
+///    while a callback runs.
+/// 9. ``observe(_:)`` returns an ``ObservationToken`` for those who prefer a token to an owner.
+///
+/// ## Delivery
+///
+/// Notices are delivered by calling the `deliver` function given at initialisation, one at a time per table, in
+/// the order they were posted: one thread at a time drains the table's queue of notices, so an observer is never
+/// called concurrently with itself and sees each poster's notices in that poster's order. A notice posted from
+/// inside a callback is queued and delivered after that callback returns, never re-entrantly. When several
+/// threads post at once, one of them delivers for all and the others return at once: ``notify(_:)`` never blocks
+/// on a slow observer that another thread is serving. (Bounding what a slow observer is sent is `DeliveryKit`'s
+/// job; use it for anything slower than a function call.)
+///
+/// ```swift
+/// let table = ObserverTable<any ThermometerObserver, Temperature> { observer, notice in
+///     observer.thermometer(notice)
+/// }
+/// table.add(panel, owner: screen)   // strong until `screen` is gone
+/// table.add(logger)                 // self-owned (weak), when ThermometerObserver is a class protocol
+/// table.notify(.celsius(21))
+/// table.removeObservers(ownedBy: screen)
+/// ```
+public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable {
+    /// Calls one observer with one notice.
+    public typealias Delivery = @Sendable (Observer, ObserverNotice<Event>) -> Void
+
+    let deliver: Delivery
+    let state = LockedValue(State())
+    /// The ticket of the last job delivered; waiters poll it.
+    let deliveredTicket = Atomic<UInt64>(0)
+
+    /// Makes an empty table that delivers notices with `deliver`.
+    ///
+    /// `deliver` runs on whichever thread is delivering, never under a lock, never concurrently with itself.
+    public init(deliver: @escaping Delivery) {
+        self.deliver = deliver
+    }
+
+    // MARK: Adding
+
+    /// Adds a self-owned observer: held weakly, observing until it is deallocated or removes itself with
+    /// `removeObservers(ownedBy: observer)`.
+    ///
+    /// `wrap` turns the object into the table's observer type, for example `{ $0 }` when `Observer` is an
+    /// existential the object conforms to. It is called for each delivery while the observer is held weakly.
+    public func add<Object: AnyObject & Sendable>(_ observer: Object, as wrap: @escaping @Sendable (Object) -> Observer) {
+        let project: @Sendable (AnyObject) -> Observer? = { wrap(unsafeDowncast($0, to: Object.self)) }
+        attach(wrap(observer), object: observer, ownership: .selfOwned(project))
+    }
+
+    /// Adds a self-owned observer: held weakly, observing until it is deallocated or removes itself with
+    /// `removeObservers(ownedBy: observer)`.
+    public func add(_ observer: Observer) where Observer: AnyObject {
+        add(observer, as: { $0 })
+    }
+
+    /// Adds an observer owned by `owner`: held strongly, observing until every owner is gone or removed.
+    ///
+    /// A class-instance observer already in the table gains `owner` (no second entry, no second added notice).
+    /// When `owner` is the observer itself this is self-ownership, as with ``add(_:)``.
+    public func add(_ observer: Observer, owner: AnyObject) {
+        let object = Self.object(of: observer)
+        if let object, object === owner {
+            attach(observer, object: object, ownership: .selfOwned({ $0 as? Observer }))
+        } else {
+            attach(observer, object: object, ownership: .owned(WeakReference(owner)))
+        }
+    }
+
+    /// Adds an observer owned by the returned token: it observes until the token is cancelled or deinitialized.
+    public func observe(_ observer: Observer) -> ObservationToken {
+        let token = ObservationToken()
+        let tokenID = ObjectIdentifier(token)
+        let entryID = attach(observer, object: Self.object(of: observer), ownership: .owned(WeakReference(token)))
+        token.arm { [weak self] in
+            self?.release(ownerID: tokenID, fromEntry: entryID)
+        }
+        return token
+    }
+
+    // MARK: Removing
+
+    /// Removes `owner` from every observer it owns; observers left with no owner stop observing.
+    ///
+    /// Passing an observer removes its self-ownership only: its other owners keep it observing (strongly held).
+    ///
+    /// When this returns, every observer it ended has received its ``ObserverNotice/stopped`` notice and
+    /// receives nothing further — even from a notification in progress on another thread, which this call
+    /// waits out. The exception: called from inside an observer callback, it does not wait (a thread that is
+    /// delivering never waits, which is what keeps waits free of deadlock), so a notice already being delivered
+    /// by another thread may still finish. Do not call it while holding a lock or blocking a queue that an
+    /// observer's callback needs.
+    public func removeObservers(ownedBy owner: AnyObject?) {
+        guard let owner else { return }
+        var graveyard = Graveyard<Observer>()
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            var index = 0
+            while index < state.entries.count {
+                var changed = false
+                if state.entries[index].isSelfOwned, state.entries[index].object?.refers(to: owner) == true {
+                    state.entries[index].isSelfOwned = false
+                    changed = true
+                }
+                if let position = state.entries[index].owners.firstIndex(where: { $0.refers(to: owner) }) {
+                    state.entries[index].owners.remove(at: position)
+                    changed = true
+                }
+                if changed, !state.settle(at: index, &graveyard, &outcome) {
+                    continue
+                }
+                index += 1
+            }
+            state.noteMutation(&graveyard, &outcome)
+            state.claimDrain(&outcome)
+            outcome.waitTicket = state.lastTicket
+            return outcome
+        }
+        finish(outcome)
+    }
+
+    /// Removes the owner with identity `ownerID` (alive or in its `deinit`) from one entry.
+    func release(ownerID: ObjectIdentifier, fromEntry entryID: UInt64) {
+        var graveyard = Graveyard<Observer>()
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            if let index = state.index(of: entryID),
+                let position = state.entries[index].owners.firstIndex(where: { $0.id == ownerID })
+            {
+                state.entries[index].owners.remove(at: position)
+                _ = state.settle(at: index, &graveyard, &outcome)
+            }
+            state.claimDrain(&outcome)
+            outcome.waitTicket = state.lastTicket
+            return outcome
+        }
+        finish(outcome)
+    }
+
+    /// Ends every observer whose owners are all gone now, sending their stopped notices, and releases the
+    /// strong references that only dead owners justified.
+    public func sweep() {
+        var graveyard = Graveyard<Observer>()
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            state.sweep(&graveyard, &outcome)
+            state.claimDrain(&outcome)
+            return outcome
+        }
+        finish(outcome)
+    }
+
+    // MARK: Notifying
+
+    /// Delivers `event` to every observer in the table now, in insertion order.
+    ///
+    /// Each observer's owners are checked just before its delivery; observers removed or left without owners
+    /// meanwhile are skipped. Returns after delivering, or at once if another thread is delivering (that thread
+    /// delivers this event next, in order).
+    public func notify(_ event: Event) {
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            guard !state.entries.isEmpty else { return outcome }
+            state.enqueue(.event(event, state.entries), &outcome)
+            state.claimDrain(&outcome)
+            return outcome
+        }
+        if outcome.mustDrain { drain() }
+    }
+
+    // MARK: Inspecting
+
+    /// The number of observers whose owners are alive right now.
+    public var observerCount: Int {
+        let snapshot = state.withLock { $0.entries }
+        var count = 0
+        for entry in snapshot where entry.life.isActive && entry.target() != nil {
+            count += 1
+        }
+        return count
+    }
+
+    /// Whether any observer's owners are alive right now.
+    public var hasObservers: Bool {
+        let snapshot = state.withLock { $0.entries }
+        return snapshot.contains { $0.life.isActive && $0.target() != nil }
+    }
+}
+
+extension ObserverTable {
+    /// How an observer is being added.
+    enum Ownership {
+        case selfOwned(@Sendable (AnyObject) -> Observer?)
+        case owned(WeakReference)
+    }
+
+    /// The observer's object when it is a class instance (its identity), or nil for closures and structs.
+    static func object(of observer: Observer) -> AnyObject? {
+        guard type(of: observer as Any) is AnyClass else { return nil }
+        return observer as AnyObject
+    }
+
+    /// Adds an entry, or ownership to the entry that already holds `object`; returns the entry's id.
+    @discardableResult
+    func attach(_ observer: Observer, object: AnyObject?, ownership: Ownership) -> UInt64 {
+        var graveyard = Graveyard<Observer>()
+        let (entryID, outcome) = state.withLock { state in
+            var outcome = Outcome()
+            if let object, let id = state.entryByObject[ObjectIdentifier(object)], let index = state.index(of: id) {
+                if state.entries[index].object?.refers(to: object) == true {
+                    switch ownership {
+                    case .selfOwned(let project):
+                        state.entries[index].isSelfOwned = true
+                        if state.entries[index].project == nil { state.entries[index].project = project }
+                    case .owned(let owner):
+                        if !state.entries[index].owners.contains(where: { $0.id == owner.id && $0.object != nil }) {
+                            state.entries[index].owners.append(owner)
+                        }
+                        if state.entries[index].strong == nil { state.entries[index].strong = observer }
+                    }
+                    state.noteMutation(&graveyard, &outcome)
+                    state.claimDrain(&outcome)
+                    return (id, outcome)
+                }
+                // The mapped entry's object died and its address was reused by `object`: settle the old entry.
+                _ = state.settle(at: index, &graveyard, &outcome)
+            }
+            let entry: ObserverEntry<Observer>
+            switch ownership {
+            case .selfOwned(let project):
+                entry = ObserverEntry(
+                    id: state.nextEntryID, life: EntryLife(), strong: nil, object: object.map(WeakReference.init),
+                    project: project, isSelfOwned: true, owners: [])
+                graveyard.keep(observer)
+            case .owned(let owner):
+                entry = ObserverEntry(
+                    id: state.nextEntryID, life: EntryLife(), strong: observer, object: object.map(WeakReference.init),
+                    project: nil, isSelfOwned: false, owners: [owner])
+            }
+            state.nextEntryID += 1
+            state.entries.append(entry)
+            if let object { state.entryByObject[ObjectIdentifier(object)] = entry.id }
+            state.enqueue(.added(entry), &outcome)
+            state.noteMutation(&graveyard, &outcome)
+            state.claimDrain(&outcome)
+            return (entry.id, outcome)
+        }
+        finish(outcome)
+        return entryID
+    }
+}

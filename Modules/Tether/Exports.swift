@@ -1,0 +1,2 @@
+// The umbrella module: `import Tether` brings in every Kit.
+@_exported public import OwnershipKit

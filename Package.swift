@@ -1,0 +1,78 @@
+// swift-tools-version:6.2
+// Tether: observers that live exactly as long as their owners, deliveries that never outrun their consumers.
+
+import PackageDescription
+
+// One settings block for every target, applied by the loop at the end of this file.
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Tether",
+    // `Mutex` and `Atomic` (Synchronization) set the Apple floors.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "OwnershipKit", targets: ["OwnershipKit"]),
+        .library(name: "TetherTesting", targets: ["TetherTesting"]),
+        .library(name: "Tether", targets: ["Tether"]),
+        .executable(name: "tether-sample", targets: ["tether-sample"]),
+    ],
+    targets: [
+        // MARK: Internal helpers (no product)
+        .target(name: "ConcurrencyHelpers", path: "Modules/ConcurrencyHelpers"),
+
+        // MARK: Kits (no third-party dependencies)
+        .target(name: "OwnershipKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/OwnershipKit"),
+
+        // MARK: Doubles, conformance suites and test helpers
+        .target(
+            name: "TetherTesting", dependencies: ["OwnershipKit", "ConcurrencyHelpers"], path: "Modules/TetherTesting"),
+
+        // MARK: Umbrella
+        .target(name: "Tether", dependencies: ["OwnershipKit"], path: "Modules/Tether"),
+
+        // MARK: Sample
+        .executableTarget(name: "tether-sample", dependencies: ["Tether"], path: "Samples/tether-sample"),
+
+        // MARK: Tests (one target per module)
+        .testTarget(
+            name: "ConcurrencyHelpersTests",
+            dependencies: ["ConcurrencyHelpers"],
+            path: "Tests/ConcurrencyHelpersTests"
+        ),
+        .testTarget(
+            name: "OwnershipKitTests",
+            dependencies: ["OwnershipKit", "ConcurrencyHelpers", "TetherTesting"],
+            path: "Tests/OwnershipKitTests"
+        ),
+        .testTarget(
+            name: "TetherTestingTests",
+            dependencies: ["TetherTesting"],
+            path: "Tests/TetherTestingTests"
+        ),
+    ]
+)
+
+// Benchmarks (package-benchmark) are declared only on demand, so the normal build and CI never compile them:
+//   TETHER_BENCHMARKS=1 swift package benchmark
+if Context.environment["TETHER_BENCHMARKS"] != nil {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
+    )
+    package.targets.append(
+        .executableTarget(
+            name: "OwnershipBenchmarks",
+            dependencies: ["OwnershipKit", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/OwnershipBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    )
+}
+
+for target in package.targets {
+    target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}

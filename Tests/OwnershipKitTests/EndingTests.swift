@@ -1,0 +1,131 @@
+import OwnershipKit
+import Testing
+import TetherTesting
+
+/// Rules 5 and 6: how entries end, and the stopped notice.
+@Suite("Ending: rules 5–6")
+struct EndingTests {
+    @Test("An owner deallocated: no further delivery, stopped exactly once, observer released")
+    func ownerDeallocated() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let probe = LeakTracker()
+            let log = Log<ObserverNotice<Int>>()
+            do {
+                let owner = tracker.track(Owner())
+                table.add(probe.track(tracker.track(Recorder())), owner: owner)
+                table.add(ClosureListener { log.append($0) }, owner: owner)
+                withExtendedLifetime(owner) { table.notify(1) }
+            }
+            // The owner is gone and nobody told the table: the next delivery finds out.
+            table.notify(2)
+            table.notify(3)
+            table.sweep()
+            #expect(log.all == [.added, .event(1), .stopped])
+            #expect(probe.survivors.isEmpty, "the observer's strong reference was released")
+            #expect(table.observerCount == 0)
+        }
+    }
+
+    @Test("A bulk sweep ends observers of dead owners without any delivery")
+    func sweepEndsDeadOwners() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let observers = (0..<5).map { tracker.track(Recorder("observer \($0)")) }
+            do {
+                let owner = tracker.track(Owner())
+                for observer in observers { table.add(observer, owner: owner) }
+                #expect(table.observerCount == 5)
+            }
+            #expect(table.observerCount == 0, "the count sees dead owners at once")
+            table.sweep()
+            for observer in observers {
+                #expect(observer.notices == [.added, .stopped])
+            }
+            table.sweep()
+            #expect(observers.allSatisfy { $0.stoppedCount == 1 }, "exactly once, however often swept")
+        }
+    }
+
+    @Test("A self-owned observer deallocated mid-stream gets no stopped notice")
+    func selfOwnedDeallocatedGetsNoStopped() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let log = Log<String>()
+            final class Watcher: Listener {
+                let log: Log<String>
+                init(log: Log<String>) { self.log = log }
+                func hear(_ notice: ObserverNotice<Int>) { log.append("\(notice)") }
+                deinit { log.append("deinit") }
+            }
+            var watcher: Watcher? = tracker.track(Watcher(log: log))
+            table.add(watcher!, as: { $0 })
+            table.notify(1)
+            watcher = nil
+            table.notify(2)
+            table.sweep()
+            #expect(log.all == ["added", "event(1)", "deinit"])
+        }
+    }
+
+    @Test("Removal sends stopped exactly once, to every observer it ended")
+    func removalSendsStoppedOnce() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let owner = tracker.track(Owner())
+            let observer = tracker.track(Recorder())
+            withExtendedLifetime(owner) {
+                table.add(observer, owner: owner)
+                table.removeObservers(ownedBy: owner)
+                table.removeObservers(ownedBy: owner)
+                table.sweep()
+            }
+            table.sweep()
+            #expect(observer.notices == [.added, .stopped])
+        }
+    }
+
+    @Test("Removing by an owner that owns nothing, or by nil, changes nothing")
+    func removingStrangersIsHarmless() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let owner = tracker.track(Owner()), stranger = tracker.track(Owner())
+            let observer = tracker.track(Recorder())
+            withExtendedLifetime((owner, stranger)) {
+                table.add(observer, owner: owner)
+                table.removeObservers(ownedBy: stranger)
+                table.removeObservers(ownedBy: nil)
+                table.notify(1)
+                #expect(observer.notices == [.added, .event(1)])
+                table.removeObservers(ownedBy: owner)
+            }
+        }
+    }
+
+    @Test("An owner is kept alive through a delivery that found it alive")
+    func ownerKeptAliveThroughDelivery() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let log = Log<String>()
+            final class LoggingOwner: Sendable {
+                let log: Log<String>
+                init(log: Log<String>) { self.log = log }
+                deinit { log.append("owner deinit") }
+            }
+            var owner: LoggingOwner? = tracker.track(LoggingOwner(log: log))
+            let ownerBox = Log<LoggingOwner>()
+            ownerBox.append(owner!)
+            table.add(
+                ClosureListener { notice in
+                    guard case .event = notice else { return }
+                    log.append("callback begins")
+                    ownerBox.removeAll()  // drops the last reference the test holds, mid-callback
+                    log.append("callback ends")
+                }, owner: owner!)
+            owner = nil
+            table.notify(1)
+            table.notify(2)
+            #expect(log.all == ["callback begins", "callback ends", "owner deinit"])
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import OwnershipKit
+import Synchronization
+import Testing
+import TetherTesting
+
+/// Rule 7: insertion order, removal during a notification, additions during a notification.
+@Suite("Order: rule 7")
+struct OrderTests {
+    @Test("Delivery follows insertion order, across all three flavours")
+    func insertionOrder() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let owner = tracker.track(Owner())
+            let log = Log<String>()
+            let selfOwned = (0..<3).map { index in
+                tracker.track(Recorder("self \(index)") { if case .event = $0 { log.append("self \(index)") } })
+            }
+            withExtendedLifetime(owner) {
+                for index in 0..<3 {
+                    table.add(selfOwned[index], as: { $0 })
+                    table.add(tracker.track(Recorder("glue \(index)") { if case .event = $0 { log.append("glue \(index)") } }), owner: owner)
+                    table.add(ClosureListener { if case .event = $0 { log.append("closure \(index)") } }, owner: owner)
+                }
+                table.notify(1)
+                table.removeObservers(ownedBy: owner)
+            }
+            #expect(log.all == (0..<3).flatMap { ["self \($0)", "glue \($0)", "closure \($0)"] })
+        }
+    }
+
+    @Test("An observer removed by an earlier observer's callback misses the notification in progress")
+    func removalDuringNotificationSameThread() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let first = tracker.track(Owner("first")), third = tracker.track(Owner("third"))
+            withExtendedLifetime((first, third)) {
+                let remover = tracker.track(Recorder("remover") { notice in
+                    if case .event = notice { table.removeObservers(ownedBy: third) }
+                })
+                let middle = tracker.track(Recorder("middle"))
+                let victim = tracker.track(Recorder("victim"))
+                table.add(remover, owner: first)
+                table.add(middle, owner: first)
+                table.add(victim, owner: third)
+                table.notify(1)
+                #expect(middle.events == [1])
+                #expect(victim.notices == [.added, .stopped])
+                table.removeObservers(ownedBy: first)
+            }
+        }
+    }
+
+    @Test("Once removal returns on another thread, a notification in progress delivers nothing more to it")
+    func removalDuringNotificationOtherThread() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let owner = tracker.track(Owner()), victimOwner = tracker.track(Owner("victim owner"))
+            let started = Flag(), removing = Flag(), removed = Flag()
+            let violations = Log<String>()
+            let slow = tracker.track(Recorder("slow") { notice in
+                guard case .event = notice else { return }
+                started.set()
+                while !removing.isSet { usleep(100) }
+                usleep(20_000)  // the remover is now waiting: the notification is still in progress
+            })
+            let victim = tracker.track(Recorder("victim") { notice in
+                if removed.isSet { violations.append("received \(notice) after removal returned") }
+            })
+            table.add(slow, owner: owner)
+            table.add(victim, owner: victimOwner)
+
+            let notifier = Thread { table.notify(1) }
+            notifier.start()
+            while !started.isSet { usleep(100) }
+            removing.set()
+            withExtendedLifetime(victimOwner) { table.removeObservers(ownedBy: victimOwner) }
+            removed.set()
+            #expect(victim.notices == [.added, .stopped], "stopped was delivered before removal returned")
+            while !notifier.isFinished { usleep(100) }
+            #expect(violations.all.isEmpty)
+            #expect(victim.events.isEmpty, "the notification in progress skipped the removed observer")
+            withExtendedLifetime(owner) { table.removeObservers(ownedBy: owner) }
+        }
+    }
+
+    @Test("An observer added during a notification gets its added notice, not that notification")
+    func additionDuringNotification() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let owner = tracker.track(Owner())
+            let late = tracker.track(Recorder("late"))
+            withExtendedLifetime(owner) {
+                let adder = tracker.track(Recorder("adder") { notice in
+                    if case .event(1) = notice { table.add(late, owner: owner) }
+                })
+                table.add(adder, owner: owner)
+                table.notify(1)
+                table.notify(2)
+                #expect(late.notices == [.added, .event(2)])
+                #expect(adder.events == [1, 2])
+                table.removeObservers(ownedBy: owner)
+            }
+        }
+    }
+}
+
+/// A flag set once, read from any thread.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
