@@ -51,7 +51,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TetherTestingTests",
-            dependencies: ["TetherTesting"],
+            dependencies: ["OwnershipKit", "TetherTesting"],
             path: "Tests/TetherTestingTests"
         ),
     ]

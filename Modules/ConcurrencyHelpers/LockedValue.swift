@@ -13,12 +13,38 @@ import Darwin
 /// concurrency tests must run under `--sanitize=thread` with zero reports, and TSan understands pthread mutexes.
 /// The box is tiny on purpose; it is the only kind of `@unchecked Sendable` Tether allows besides weak and
 /// retain-only references.
+///
+/// `withLock` is inlinable so that generic callers are specialised in their own module; the pthread calls stay
+/// behind two small functions, so no client needs the C library's module.
+@usableFromInline
 package final class LockedValue<Value> {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let mutex: PThreadMutex
+    @usableFromInline var value: Value
 
+    @inlinable
     package init(_ value: Value) {
         self.value = value
+        self.mutex = PThreadMutex()
+    }
+
+    /// Runs `body` with exclusive access to the value. Never call user code from `body`.
+    @inlinable
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return try body(&value)
+    }
+}
+
+extension LockedValue: @unchecked Sendable where Value: Sendable {}
+
+/// The mutex itself, allocated once and never moved (a `pthread_mutex_t` must not be copied).
+@usableFromInline
+package final class PThreadMutex: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    @usableFromInline
+    package init() {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let status = pthread_mutex_init(mutex, nil)
@@ -31,13 +57,9 @@ package final class LockedValue<Value> {
         mutex.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value. Never call user code from `body`.
-    @inline(__always)
-    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
-}
+    @usableFromInline
+    package func lock() { pthread_mutex_lock(mutex) }
 
-extension LockedValue: @unchecked Sendable where Value: Sendable {}
+    @usableFromInline
+    package func unlock() { pthread_mutex_unlock(mutex) }
+}

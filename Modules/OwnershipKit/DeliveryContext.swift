@@ -10,8 +10,9 @@ import Darwin
 ///
 /// A thread that is delivering never waits for another table's delivery to finish; that one rule is what makes
 /// waits between tables free of cycles (see ``ObserverTable/removeObservers(ownedBy:)``).
+@usableFromInline
 package enum DeliveryContext {
-    private static let key: pthread_key_t = {
+    static let key: pthread_key_t = {
         var key = pthread_key_t()
         let status = pthread_key_create(&key, nil)
         precondition(status == 0, "pthread_key_create failed with \(status): the process is out of thread-local keys")
@@ -19,15 +20,17 @@ package enum DeliveryContext {
     }()
 
     /// How many deliveries this thread is nested in (0 outside any).
+    @usableFromInline
     package static var depth: Int {
         Int(bitPattern: pthread_getspecific(key))
     }
 
     /// True when the current thread is running inside an observer callback of any table.
+    @usableFromInline
     package static var isDelivering: Bool { depth > 0 }
 
     /// Runs `body` marked as delivering on the current thread.
-    @inline(__always)
+    @usableFromInline
     package static func delivering<R>(_ body: () throws -> R) rethrows -> R {
         let outer = depth
         pthread_setspecific(key, UnsafeRawPointer(bitPattern: outer + 1))

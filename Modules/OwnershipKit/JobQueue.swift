@@ -1,16 +1,20 @@
 /// A first-in first-out queue that releases each element as soon as it is taken out.
 ///
 /// Amortised O(1) push and pop; the storage compacts once more than half of it has been consumed.
+@usableFromInline
 struct JobQueue<Element> {
-    private var storage: [Element?] = []
-    private var head = 0
+    @usableFromInline var storage: [Element?] = []
+    @usableFromInline var head = 0
 
-    var isEmpty: Bool { head == storage.count }
+    @inlinable
+    init() {}
 
+    @inlinable
     mutating func append(_ element: Element) {
         storage.append(element)
     }
 
+    @inlinable
     mutating func popFirst() -> Element? {
         guard head < storage.count else { return nil }
         let element = storage[head].take()

@@ -23,10 +23,12 @@ public final class ObservationToken: Hashable, Sendable {
     }
 
     /// A token whose action is set right after it is made (the token must exist before it can be an owner).
+    @usableFromInline
     init() {
         self.onCancel = LockedValue(nil)
     }
 
+    @usableFromInline
     func arm(_ action: @escaping @Sendable () -> Void) {
         onCancel.withLock { $0 = action }
     }

@@ -1,14 +1,19 @@
-import Synchronization
+public import Synchronization
 
 /// Whether an entry is still observing. Shared by the entry and every snapshot that holds it, so a notification
 /// already in progress sees a removal the moment it happens.
+@usableFromInline
 final class EntryLife: Sendable {
-    private let active = Atomic<Bool>(true)
+    @usableFromInline let active = Atomic<Bool>(true)
 
-    @inline(__always)
+    @inlinable
+    init() {}
+
+    @inlinable
     var isActive: Bool { active.load(ordering: .acquiring) }
 
     /// Marks the entry ended; true for the one call that ended it.
+    @inlinable
     func end() -> Bool {
         active.exchange(false, ordering: .acquiringAndReleasing)
     }
@@ -18,39 +23,79 @@ final class EntryLife: Sendable {
 ///
 /// Loading a weak reference creates a strong one; if another thread drops the object's last other reference
 /// meanwhile, releasing ours would run its `deinit` — user code — under the lock. So nothing is released there.
+@usableFromInline
 struct Graveyard<Observer: Sendable>: Sendable {
-    private var objects: [Retained] = []
-    private var observers: [Observer] = []
+    @usableFromInline var objects: [Retained] = []
+    @usableFromInline var observers: [Observer] = []
 
+    @inlinable
+    init() {}
+
+    @inlinable
     mutating func keep(_ object: AnyObject) { objects.append(Retained(object: object)) }
+
+    @inlinable
     mutating func keep(_ observer: Observer) { observers.append(observer) }
+
+    @inlinable
+    mutating func keep(_ strong: StrongObserver<Observer>) { objects.append(Retained(object: strong)) }
+}
+
+/// An observer held strongly. A class, so that a delivery reads the observer in place: copying an opaque
+/// existential goes through value witnesses and costs several times a retain.
+@usableFromInline
+final class StrongObserver<Observer: Sendable>: Sendable {
+    @usableFromInline let observer: Observer
+
+    @inlinable
+    init(_ observer: Observer) { self.observer = observer }
 }
 
 /// A strong reference kept only to postpone its release; never dereferenced, so sharing it is harmless.
+@usableFromInline
 struct Retained: @unchecked Sendable {
-    let object: AnyObject
+    @usableFromInline let object: AnyObject
+
+    @inlinable
+    init(object: AnyObject) { self.object = object }
 }
 
 /// One observer's registration: the observer, how it is held, and who owns it.
 ///
 /// Invariant between settlements: `strong` is non-nil exactly when `owners` is non-empty (Siesta's rule: held
 /// strongly while it has an owner other than itself).
+@usableFromInline
 struct ObserverEntry<Observer: Sendable>: Sendable {
     /// Entries are ordered by id: insertion order.
-    let id: UInt64
-    let life: EntryLife
+    @usableFromInline let id: UInt64
+    @usableFromInline let life: EntryLife
     /// The observer, held strongly while an external owner lives.
-    var strong: Observer?
+    @usableFromInline var strong: StrongObserver<Observer>?
     /// The observer's object, weakly, when the observer is a class instance: its identity and its self-reference.
-    let object: WeakReference?
+    @usableFromInline let object: WeakReference?
     /// Recovers the observer from its object while it is held only weakly (set once it is self-owned).
-    var project: (@Sendable (AnyObject) -> Observer?)?
+    @usableFromInline var project: (@Sendable (AnyObject) -> Observer?)?
     /// Whether the observer owns itself.
-    var isSelfOwned: Bool
+    @usableFromInline var isSelfOwned: Bool
     /// External owners, weakly.
-    var owners: [WeakReference]
+    @usableFromInline var owners: [WeakReference]
+
+    @inlinable
+    init(
+        id: UInt64, strong: StrongObserver<Observer>?, object: WeakReference?, project: (@Sendable (AnyObject) -> Observer?)?,
+        isSelfOwned: Bool, owners: [WeakReference]
+    ) {
+        self.id = id
+        self.life = EntryLife()
+        self.strong = strong
+        self.object = object
+        self.project = project
+        self.isSelfOwned = isSelfOwned
+        self.owners = owners
+    }
 
     /// How this entry stands after its dead owners have been dropped.
+    @usableFromInline
     enum Standing {
         /// Still observing.
         case observing
@@ -58,15 +103,24 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
         case ended(last: Observer?)
     }
 
+    /// An external owner that is alive right now (retained by the result), or nil when none is.
+    @inlinable
+    func liveOwner() -> AnyObject? {
+        for owner in owners {
+            if let alive = owner.object { return alive }
+        }
+        return nil
+    }
+
     /// The observer to deliver to right now, with an object to keep alive for the delivery's duration
     /// (a live owner, or the observer's own object), or nil when this record shows no owner alive.
     ///
     /// Runs on the delivering thread, outside the lock: every strong reference it creates is released there.
-    @inline(__always)
+    @inlinable
     func target() -> (observer: Observer, keepAlive: AnyObject)? {
         if let strong {
             for owner in owners {
-                if let alive = owner.object { return (strong, alive) }
+                if let alive = owner.object { return (strong.observer, alive) }
             }
         }
         if isSelfOwned, let object, let project, let alive = object.object, let observer = project(alive) {
@@ -77,6 +131,7 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
 
     /// Drops dead owners and applies the ownership rules: with no external owner left the observer is held
     /// weakly if it owns itself and is alive, and the entry ends otherwise. Runs under the table's lock.
+    @inlinable
     mutating func settle(_ graveyard: inout Graveyard<Observer>) -> Standing {
         if !owners.isEmpty {
             owners.removeAll { owner in
@@ -91,7 +146,7 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
             if let dropped = strong.take() { graveyard.keep(dropped) }
             return .observing
         }
-        if let last = strong.take() { return .ended(last: last) }
+        if let last = strong.take() { return .ended(last: last.observer) }
         // Weakly held and no longer self-owned: explicitly removed while alive, or deallocated.
         if let object, let project, let alive = object.object {
             graveyard.keep(alive)

@@ -1,5 +1,5 @@
-import ConcurrencyHelpers
-import Synchronization
+public import ConcurrencyHelpers
+public import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -12,6 +12,7 @@ import Darwin
 extension ObserverTable {
     /// After a mutation: drain if this thread became the drainer; otherwise, for a removal, wait until the
     /// drainer has delivered everything queued before it (never while this thread is itself delivering).
+    @inlinable
     func finish(_ outcome: Outcome) {
         if outcome.mustDrain {
             drain()
@@ -21,6 +22,7 @@ extension ObserverTable {
     }
 
     /// Delivers queued jobs until the queue is empty, then gives up the drainer role.
+    @inlinable
     func drain() {
         DeliveryContext.delivering {
             while let (job, ticket) = state.withLock({ $0.nextJob() }) {
@@ -30,14 +32,20 @@ extension ObserverTable {
         }
     }
 
-    private func run(_ job: Job) {
+    @inlinable
+    func run(_ job: Job) {
         switch job {
         case .added(let entry):
-            deliver(.added, to: entry)
+            withUnsafePointer(to: entry) { deliver(.added, to: $0) }
         case .event(let event, let snapshot):
             let notice = ObserverNotice.event(event)
-            for entry in snapshot {
-                deliver(notice, to: entry)
+            // Through the buffer, borrowing each entry in place: no entry is copied per delivery.
+            snapshot.withUnsafeBufferPointer { entries in
+                guard var entry = entries.baseAddress else { return }
+                for _ in 0..<entries.count {
+                    deliver(notice, to: entry)
+                    entry += 1
+                }
             }
         case .stopped(let observer):
             deliver(observer, .stopped)
@@ -46,13 +54,16 @@ extension ObserverTable {
 
     /// Delivers to one entry if it is still observing, checking its owners first and keeping one alive
     /// until the callback returns.
-    @inline(__always)
-    private func deliver(_ notice: ObserverNotice<Event>, to entry: ObserverEntry<Observer>) {
-        guard entry.life.isActive else { return }
-        if let (observer, keepAlive) = entry.target() {
-            deliver(observer, notice)
-            withExtendedLifetime(keepAlive) {}
-        } else if let (observer, keepAlive) = reconcile(entry.id) {
+    @inlinable
+    func deliver(_ notice: ObserverNotice<Event>, to entry: UnsafePointer<ObserverEntry<Observer>>) {
+        guard entry.pointee.life.isActive else { return }
+        // The common case: held strongly for a live external owner. The observer is passed from its storage.
+        if let strong = entry.pointee.strong, let owner = entry.pointee.liveOwner() {
+            deliver(strong.observer, notice)
+            withExtendedLifetime(owner) {}
+            return
+        }
+        if let (observer, keepAlive) = entry.pointee.target() ?? reconcile(entry.pointee.id) {
             deliver(observer, notice)
             withExtendedLifetime(keepAlive) {}
         }
@@ -60,7 +71,8 @@ extension ObserverTable {
 
     /// The slow path, when a snapshot shows no owner alive: settles the current entry under the lock (it may have
     /// gained owners since the snapshot) and returns whom to deliver to, if the entry still observes.
-    private func reconcile(_ entryID: UInt64) -> (Observer, AnyObject)? {
+    @inlinable
+    func reconcile(_ entryID: UInt64) -> (Observer, AnyObject)? {
         var graveyard = Graveyard<Observer>()
         let current: ObserverEntry<Observer>? = state.withLock { state in
             var outcome = Outcome()
@@ -76,6 +88,7 @@ extension ObserverTable {
     ///
     /// Polls with a backoff (yield, then sleeps of up to 1 ms): waits are rare — only a removal racing a
     /// delivery on another thread — and short, since callbacks are.
+    @usableFromInline
     func waitUntilDelivered(_ ticket: UInt64) {
         var attempt = 0
         while deliveredTicket.load(ordering: .acquiring) < ticket {

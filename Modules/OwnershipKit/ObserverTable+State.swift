@@ -1,8 +1,9 @@
-import ConcurrencyHelpers
 
 extension ObserverTable {
-    /// One unit of delivery work, run in order by whichever thread is draining.
-    enum Job: Sendable {
+    /// One unit of delivery work, run in order by whichever thread is draining. Indirect, so that moving one
+    /// through the queue moves a pointer.
+    @usableFromInline
+    indirect enum Job: Sendable {
         /// The added notice for one new entry.
         case added(ObserverEntry<Observer>)
         /// An event for the entries that existed when it was posted.
@@ -12,30 +13,39 @@ extension ObserverTable {
     }
 
     /// What a mutation under the lock leaves for the caller to do once the lock is released.
+    @usableFromInline
     struct Outcome {
         /// The ticket of the last job enqueued, 0 when none.
-        var ticket: UInt64 = 0
+        @usableFromInline var ticket: UInt64 = 0
         /// Whether the caller became the drainer and must drain now.
-        var mustDrain = false
+        @usableFromInline var mustDrain = false
         /// For removals: the last ticket queued when the lock was released. Whoever queued them (this call, or a
         /// sweep on another thread that saw the same owner die first), the removal returns only once they are
         /// delivered, so the observers it concerns have had their stopped notices and receive nothing more.
-        var waitTicket: UInt64 = 0
+        @usableFromInline var waitTicket: UInt64 = 0
+
+        @inlinable
+        init() {}
     }
 
     /// Everything the lock protects.
+    @usableFromInline
     struct State: Sendable {
         /// Live entries in insertion order (ids ascending). Snapshots share this storage until it changes.
-        var entries: ContiguousArray<ObserverEntry<Observer>> = []
+        @usableFromInline var entries: ContiguousArray<ObserverEntry<Observer>> = []
         /// Entry id by observer object, for class-instance observers (rule 4: identity, not a second entry).
-        var entryByObject: [ObjectIdentifier: UInt64] = [:]
-        var nextEntryID: UInt64 = 1
-        var jobs = JobQueue<(job: Job, ticket: UInt64)>()
-        var lastTicket: UInt64 = 0
-        var isDraining = false
-        var mutationsSinceSweep = 0
+        @usableFromInline var entryByObject: [ObjectIdentifier: UInt64] = [:]
+        @usableFromInline var nextEntryID: UInt64 = 1
+        @usableFromInline var jobs = JobQueue<(job: Job, ticket: UInt64)>()
+        @usableFromInline var lastTicket: UInt64 = 0
+        @usableFromInline var isDraining = false
+        @usableFromInline var mutationsSinceSweep = 0
+
+        @inlinable
+        init() {}
 
         /// The position of the entry with `id`, by binary search over the ascending ids.
+        @inlinable
         func index(of id: UInt64) -> Int? {
             var low = 0
             var high = entries.count
@@ -48,6 +58,7 @@ extension ObserverTable {
             return nil
         }
 
+        @inlinable
         mutating func enqueue(_ job: Job, _ outcome: inout Outcome) {
             lastTicket += 1
             jobs.append((job, lastTicket))
@@ -55,6 +66,7 @@ extension ObserverTable {
         }
 
         /// Claims the drainer role if nobody holds it.
+        @inlinable
         mutating func claimDrain(_ outcome: inout Outcome) {
             guard outcome.ticket != 0, !isDraining else { return }
             isDraining = true
@@ -62,6 +74,7 @@ extension ObserverTable {
         }
 
         /// Takes the next job, or gives up the drainer role when there is none.
+        @inlinable
         mutating func nextJob() -> (job: Job, ticket: UInt64)? {
             if let next = jobs.popFirst() { return next }
             isDraining = false
@@ -69,6 +82,7 @@ extension ObserverTable {
         }
 
         /// Ends the entry at `index`: it stops receiving at once, and its stopped notice is queued.
+        @inlinable
         mutating func end(at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             let entry = entries.remove(at: index)
             _ = entry.life.end()
@@ -82,6 +96,7 @@ extension ObserverTable {
         }
 
         /// Settles the entry at `index`; returns false when it ended (and was removed).
+        @inlinable
         mutating func settle(at index: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) -> Bool {
             switch entries[index].settle(&graveyard) {
             case .observing:
@@ -93,6 +108,7 @@ extension ObserverTable {
         }
 
         /// Settles every entry: ends those whose owners are all gone (rule 6, in bulk).
+        @inlinable
         mutating func sweep(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             mutationsSinceSweep = 0
             var index = entries.count - 1
@@ -103,6 +119,7 @@ extension ObserverTable {
         }
 
         /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation.
+        @inlinable
         mutating func noteMutation(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             mutationsSinceSweep += 1
             if mutationsSinceSweep >= max(16, entries.count) {

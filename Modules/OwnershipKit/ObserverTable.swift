@@ -1,5 +1,5 @@
-import ConcurrencyHelpers
-import Synchronization
+public import ConcurrencyHelpers
+public import Synchronization
 
 /// Observers with owners: the table that decides how long an observer lives and what it receives.
 ///
@@ -47,10 +47,10 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// Calls one observer with one notice.
     public typealias Delivery = @Sendable (Observer, ObserverNotice<Event>) -> Void
 
-    let deliver: Delivery
-    let state = LockedValue(State())
+    @usableFromInline let deliver: Delivery
+    @usableFromInline let state = LockedValue(State())
     /// The ticket of the last job delivered; waiters poll it.
-    let deliveredTicket = Atomic<UInt64>(0)
+    @usableFromInline let deliveredTicket = Atomic<UInt64>(0)
 
     /// Makes an empty table that delivers notices with `deliver`.
     ///
@@ -66,6 +66,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     ///
     /// `wrap` turns the object into the table's observer type, for example `{ $0 }` when `Observer` is an
     /// existential the object conforms to. It is called for each delivery while the observer is held weakly.
+    @inlinable
     public func add<Object: AnyObject & Sendable>(_ observer: Object, as wrap: @escaping @Sendable (Object) -> Observer) {
         let project: @Sendable (AnyObject) -> Observer? = { wrap(unsafeDowncast($0, to: Object.self)) }
         attach(wrap(observer), object: observer, ownership: .selfOwned(project))
@@ -73,6 +74,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
 
     /// Adds a self-owned observer: held weakly, observing until it is deallocated or removes itself with
     /// `removeObservers(ownedBy: observer)`.
+    @inlinable
     public func add(_ observer: Observer) where Observer: AnyObject {
         add(observer, as: { $0 })
     }
@@ -81,6 +83,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     ///
     /// A class-instance observer already in the table gains `owner` (no second entry, no second added notice).
     /// When `owner` is the observer itself this is self-ownership, as with ``add(_:)``.
+    @inlinable
     public func add(_ observer: Observer, owner: AnyObject) {
         let object = Self.object(of: observer)
         if let object, object === owner {
@@ -91,6 +94,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     }
 
     /// Adds an observer owned by the returned token: it observes until the token is cancelled or deinitialized.
+    @inlinable
     public func observe(_ observer: Observer) -> ObservationToken {
         let token = ObservationToken()
         let tokenID = ObjectIdentifier(token)
@@ -113,6 +117,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// delivering never waits, which is what keeps waits free of deadlock), so a notice already being delivered
     /// by another thread may still finish. Do not call it while holding a lock or blocking a queue that an
     /// observer's callback needs.
+    @inlinable
     public func removeObservers(ownedBy owner: AnyObject?) {
         guard let owner else { return }
         var graveyard = Graveyard<Observer>()
@@ -143,6 +148,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     }
 
     /// Removes the owner with identity `ownerID` (alive or in its `deinit`) from one entry.
+    @inlinable
     func release(ownerID: ObjectIdentifier, fromEntry entryID: UInt64) {
         var graveyard = Graveyard<Observer>()
         let outcome = state.withLock { state in
@@ -162,6 +168,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
 
     /// Ends every observer whose owners are all gone now, sending their stopped notices, and releases the
     /// strong references that only dead owners justified.
+    @inlinable
     public func sweep() {
         var graveyard = Graveyard<Observer>()
         let outcome = state.withLock { state in
@@ -180,6 +187,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// Each observer's owners are checked just before its delivery; observers removed or left without owners
     /// meanwhile are skipped. Returns after delivering, or at once if another thread is delivering (that thread
     /// delivers this event next, in order).
+    @inlinable
     public func notify(_ event: Event) {
         let outcome = state.withLock { state in
             var outcome = Outcome()
@@ -194,6 +202,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     // MARK: Inspecting
 
     /// The number of observers whose owners are alive right now.
+    @inlinable
     public var observerCount: Int {
         let snapshot = state.withLock { $0.entries }
         var count = 0
@@ -204,6 +213,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     }
 
     /// Whether any observer's owners are alive right now.
+    @inlinable
     public var hasObservers: Bool {
         let snapshot = state.withLock { $0.entries }
         return snapshot.contains { $0.life.isActive && $0.target() != nil }
@@ -212,18 +222,21 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
 
 extension ObserverTable {
     /// How an observer is being added.
+    @usableFromInline
     enum Ownership {
         case selfOwned(@Sendable (AnyObject) -> Observer?)
         case owned(WeakReference)
     }
 
     /// The observer's object when it is a class instance (its identity), or nil for closures and structs.
+    @inlinable
     static func object(of observer: Observer) -> AnyObject? {
         guard type(of: observer as Any) is AnyClass else { return nil }
         return observer as AnyObject
     }
 
     /// Adds an entry, or ownership to the entry that already holds `object`; returns the entry's id.
+    @inlinable
     @discardableResult
     func attach(_ observer: Observer, object: AnyObject?, ownership: Ownership) -> UInt64 {
         var graveyard = Graveyard<Observer>()
@@ -239,7 +252,7 @@ extension ObserverTable {
                         if !state.entries[index].owners.contains(where: { $0.id == owner.id && $0.object != nil }) {
                             state.entries[index].owners.append(owner)
                         }
-                        if state.entries[index].strong == nil { state.entries[index].strong = observer }
+                        if state.entries[index].strong == nil { state.entries[index].strong = StrongObserver(observer) }
                     }
                     state.noteMutation(&graveyard, &outcome)
                     state.claimDrain(&outcome)
@@ -252,12 +265,12 @@ extension ObserverTable {
             switch ownership {
             case .selfOwned(let project):
                 entry = ObserverEntry(
-                    id: state.nextEntryID, life: EntryLife(), strong: nil, object: object.map(WeakReference.init),
+                    id: state.nextEntryID, strong: nil, object: object.map(WeakReference.init),
                     project: project, isSelfOwned: true, owners: [])
                 graveyard.keep(observer)
             case .owned(let owner):
                 entry = ObserverEntry(
-                    id: state.nextEntryID, life: EntryLife(), strong: observer, object: object.map(WeakReference.init),
+                    id: state.nextEntryID, strong: StrongObserver(observer), object: object.map(WeakReference.init),
                     project: nil, isSelfOwned: false, owners: [owner])
             }
             state.nextEntryID += 1

@@ -1,14 +1,18 @@
 /// A weak reference to any object, with the identity it had when it was made.
 ///
+/// A class, so that copying an entry that holds it is a retain, not a weak-reference copy.
+///
 /// Owners can be any object, `Sendable` or not; the table never calls them, it only asks whether they are
 /// still alive and who they are. The reference is immutable (`weak let`), and the Swift runtime makes loading
 /// a weak reference safe from any thread, which is what makes this tiny box `@unchecked Sendable`.
-package struct WeakReference: @unchecked Sendable {
+@usableFromInline
+package final class WeakReference: @unchecked Sendable {
     /// The object, or `nil` once it has been deallocated.
-    package weak let object: AnyObject?
+    @usableFromInline package weak let object: AnyObject?
     /// The object's identity. Only meaningful while the object is alive (addresses are reused).
-    package let id: ObjectIdentifier
+    @usableFromInline package let id: ObjectIdentifier
 
+    @inlinable
     package init(_ object: AnyObject) {
         self.object = object
         self.id = ObjectIdentifier(object)
@@ -18,7 +22,7 @@ package struct WeakReference: @unchecked Sendable {
     ///
     /// Compares identities first and loads the weak reference only on a match, so the strong reference the
     /// load creates is to `candidate` itself and can never be the last one (no `deinit` runs here).
-    @inline(__always)
+    @inlinable
     package func refers(to candidate: AnyObject) -> Bool {
         id == ObjectIdentifier(candidate) && object != nil
     }

@@ -1,3 +1,4 @@
+import OwnershipKit
 import TetherTesting
 import Testing
 
