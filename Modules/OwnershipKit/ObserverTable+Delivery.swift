@@ -63,6 +63,14 @@ extension ObserverTable {
             withExtendedLifetime(owner) {}
             return
         }
+        // Self-owned and held weakly: the observer's own object, alive, is what the delivery keeps alive.
+        if entry.pointee.strong == nil, entry.pointee.isSelfOwned, let project = entry.pointee.project,
+            let alive = entry.pointee.object?.object
+        {
+            if let observer = project(alive) { deliver(observer, notice) }
+            withExtendedLifetime(alive) {}
+            return
+        }
         if let (observer, keepAlive) = entry.pointee.target() ?? reconcile(entry.pointee.id) {
             deliver(observer, notice)
             withExtendedLifetime(keepAlive) {}
