@@ -59,8 +59,10 @@ public final class ObservationToken: Hashable, Sendable {
         array.append(self)
     }
 
+    /// Tokens are equal when they are the same token.
     public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs === rhs }
 
+    /// Hashes the token's identity.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(ObjectIdentifier(self))
     }
