@@ -22,13 +22,25 @@ extension ObserverTable {
     }
 
     /// Delivers queued jobs until the queue is empty, then gives up the drainer role.
+    ///
+    /// Each job is let go of only after the next lock: a snapshot shares its storage with the table's entries, and
+    /// once the drainer lets go, a mutation under the lock may find that storage unique again and write in place.
+    /// The reference count orders the drainer's reads before that write, but ThreadSanitizer cannot see through
+    /// the Swift runtime's reference counting; releasing after a lock makes the order one it can see (and costs
+    /// nothing: the loop takes that lock anyway).
     @inlinable
     func drain() {
         DeliveryContext.delivering {
-            while let (job, ticket) = state.withLock({ $0.nextJob() }) {
+            var finished: Job?
+            while true {
+                let next = state.withLock { $0.nextJob() }
+                finished = nil
+                guard let (job, ticket) = next else { break }
                 run(job)
                 deliveredTicket.store(ticket, ordering: .releasing)
+                finished = job
             }
+            _ = finished
         }
     }
 

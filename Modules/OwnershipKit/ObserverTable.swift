@@ -205,18 +205,25 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     @inlinable
     public var observerCount: Int {
         let snapshot = state.withLock { $0.entries }
-        var count = 0
-        for entry in snapshot where entry.life.isActive && entry.target() != nil {
-            count += 1
+        return withExtendedLifetime(snapshot) {
+            var count = 0
+            for entry in snapshot where entry.life.isActive && entry.target() != nil {
+                count += 1
+            }
+            state.withLock { _ in }  // released after a lock: see `drain()`
+            return count
         }
-        return count
     }
 
     /// Whether any observer's owners are alive right now.
     @inlinable
     public var hasObservers: Bool {
         let snapshot = state.withLock { $0.entries }
-        return snapshot.contains { $0.life.isActive && $0.target() != nil }
+        return withExtendedLifetime(snapshot) {
+            let found = snapshot.contains { $0.life.isActive && $0.target() != nil }
+            state.withLock { _ in }  // released after a lock: see `drain()`
+            return found
+        }
     }
 }
 
