@@ -17,9 +17,14 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "OwnershipKit", targets: ["OwnershipKit"]),
+        .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
+        .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
         // MARK: Internal helpers (no product)
@@ -27,13 +32,21 @@ let package = Package(
 
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/OwnershipKit"),
+        .target(name: "DeliveryKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/DeliveryKit"),
+
+        // MARK: Adapters (each heavy or third-party dependency in a target of its own)
+        .target(
+            name: "DeliveryMetricsAdapter",
+            dependencies: ["DeliveryKit", .product(name: "CoreMetrics", package: "swift-metrics")],
+            path: "Modules/DeliveryMetricsAdapter"
+        ),
 
         // MARK: Doubles, conformance suites and test helpers
         .target(
             name: "TetherTesting", dependencies: ["OwnershipKit", "ConcurrencyHelpers"], path: "Modules/TetherTesting"),
 
         // MARK: Umbrella
-        .target(name: "Tether", dependencies: ["OwnershipKit"], path: "Modules/Tether"),
+        .target(name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit"], path: "Modules/Tether"),
 
         // MARK: Sample
         .executableTarget(name: "tether-sample", dependencies: ["Tether"], path: "Samples/tether-sample"),
@@ -48,6 +61,18 @@ let package = Package(
             name: "OwnershipKitTests",
             dependencies: ["OwnershipKit", "ConcurrencyHelpers", "TetherTesting"],
             path: "Tests/OwnershipKitTests"
+        ),
+        .testTarget(
+            name: "DeliveryKitTests",
+            dependencies: ["DeliveryKit", "ConcurrencyHelpers", "TetherTesting"],
+            path: "Tests/DeliveryKitTests"
+        ),
+        .testTarget(
+            name: "DeliveryMetricsAdapterTests",
+            dependencies: [
+                "DeliveryMetricsAdapter", "DeliveryKit", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Tests/DeliveryMetricsAdapterTests"
         ),
         .testTarget(
             name: "TetherTestingTests",

@@ -1,2 +1,3 @@
 // The umbrella module: `import Tether` brings in every Kit.
 @_exported public import OwnershipKit
+@_exported public import DeliveryKit

@@ -1,0 +1,278 @@
+import ConcurrencyHelpers
+
+/// One observer's delivery lane: the bounded mechanism every delivery policy is built on.
+///
+/// A producer ``submit(_:)``s payloads as fast as it likes; the lane holds **at most two**: the one its observer is
+/// processing and one waiting. A payload submitted while another waits replaces it (or merges with it, see
+/// ``Coalescing``), so memory stays flat however fast the producer and however slow the consumer. The observer
+/// gets the next delivery only once it has signalled that it is done with the previous one — by calling its
+/// ``SignalNext`` (next-signal) or by returning from its handler (immediate, deliver-on-queue, async) — and then it
+/// gets exactly one: the latest payload, and only if it differs from the last one delivered, when an equality is
+/// given.
+///
+/// ```swift
+/// let lane = DeliveryLane<Snapshot>(on: .serialQueue()) { delivery, signalNext in
+///     render(delivery.payload) {        // asynchronous work that holds the payload
+///         signalNext()                 // done: the lane may deliver the latest snapshot now
+///     }
+/// }
+/// lane.submit(snapshot)                // never blocks, never queues more than one
+/// ```
+///
+/// Cancelling (``cancel()``) stops new deliveries at once and releases the waiting payload at once. A lane does not
+/// keep itself alive: when its last reference goes, it and its payloads go too.
+public final class DeliveryLane<Payload: Sendable>: Sendable {
+    /// How the observer's code is called, and who signals.
+    enum Handler: Sendable {
+        /// The observer signals, by calling `SignalNext`: the general form.
+        case signalling(@Sendable (Delivery<Payload>, SignalNext) -> Void)
+        /// The lane signals when the handler returns (immediate and deliver-on-queue).
+        case returning(@Sendable (Delivery<Payload>) -> Void)
+        /// The lane signals when the async handler returns; it runs in a task, on the handler's own isolation.
+        case asynchronous(@Sendable (Delivery<Payload>) async -> Void)
+    }
+
+    struct State: Sendable {
+        /// The payload waiting for the observer's signal.
+        var waiting: Delivery<Payload>?
+        /// A delivery begun (the observer is owed it) that its executor has not yet handed over.
+        var ready: Delivery<Payload>?
+        /// The sequence number of the delivery awaiting its signal, if any.
+        var inFlight: UInt64?
+        var nextSequence: UInt64 = 1
+        /// The last payload delivered, kept only when an equality decides whether to skip.
+        var lastDelivered: Payload?
+        var isCancelled = false
+        var statistics = DeliveryStatistics()
+
+        var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
+    }
+
+    /// A delivery to begin, as decided under the lock.
+    struct Start: Sendable {
+        let sequence: UInt64
+    }
+
+    /// A begun delivery, taken by the executor to hand over.
+    struct Ready: Sendable {
+        var delivery: Delivery<Payload>
+        let sequence: UInt64
+    }
+
+    /// What a locked step decided, acted on once the lock is released (payloads are dropped there too).
+    struct Step: Sendable {
+        var start: Start?
+        var released: [Payload] = []
+        var coalesced = false
+        var skipped = false
+        var held = 0
+    }
+
+    let state = LockedValue(State())
+    let executor: any DeliveryExecutor
+    let handler: Handler
+    let coalescing: Coalescing<Payload>
+    let isUnchanged: (@Sendable (Payload, Payload) -> Bool)?
+    let recorder: (any DeliveryRecorder)?
+    /// Runs once when the lane is cancelled (a stream's lane ends its sequence).
+    let onCancel: (@Sendable () -> Void)?
+
+    init(
+        executor: any DeliveryExecutor, coalescing: Coalescing<Payload>,
+        isUnchanged: (@Sendable (Payload, Payload) -> Bool)?, recorder: (any DeliveryRecorder)?, handler: Handler,
+        onCancel: (@Sendable () -> Void)? = nil
+    ) {
+        self.onCancel = onCancel
+        self.executor = executor
+        self.handler = handler
+        self.coalescing = coalescing
+        self.isUnchanged = isUnchanged
+        self.recorder = recorder
+    }
+
+    /// Makes a next-signal lane, the general form: `handler` runs on `executor`, and nothing more is delivered
+    /// until it calls its `SignalNext`.
+    ///
+    /// - Parameters:
+    ///   - executor: Where `handler` runs. Defaults to a serial queue of the lane's own, never the main queue.
+    ///   - coalescing: What happens to a payload submitted while another waits. Defaults to ``Coalescing/latest``.
+    ///   - isUnchanged: When given, a payload equal to the last one delivered is not delivered. Keeping the last
+    ///     payload to compare with is the price: it stays alive until the next delivery.
+    ///   - recorder: Receives counts as they change (metrics).
+    ///   - handler: The observer's code. Call `SignalNext` once the payload is processed and released.
+    public convenience init(
+        on executor: any DeliveryExecutor = .serialQueue(),
+        coalescing: Coalescing<Payload> = .latest,
+        skipIf isUnchanged: (@Sendable (Payload, Payload) -> Bool)? = nil,
+        recorder: (any DeliveryRecorder)? = nil,
+        handler: @escaping @Sendable (Delivery<Payload>, SignalNext) -> Void
+    ) {
+        self.init(
+            executor: executor, coalescing: coalescing, isUnchanged: isUnchanged, recorder: recorder,
+            handler: .signalling(handler))
+    }
+
+    // MARK: Producing
+
+    /// Offers `payload` to the observer. Never blocks and never queues more than one payload: if one is already
+    /// waiting, `payload` replaces it (or merges with it). Dropped at once when the lane is cancelled.
+    public func submit(_ payload: Payload) {
+        let step = state.withLock { state -> Step in
+            var step = Step()
+            guard !state.isCancelled else {
+                state.statistics.droppedByCancellation += 1
+                return step
+            }
+            state.statistics.submitted += 1
+            if var waiting = state.waiting.take() {
+                let older = waiting.payload
+                waiting.payload = coalescing.combine(older, payload)
+                waiting.supersededCount += 1
+                state.waiting = waiting
+                state.statistics.coalesced += 1
+                step.coalesced = true
+                step.released.append(older)
+            } else {
+                state.waiting = Delivery(payload: payload)
+            }
+            begin(&state, &step)
+            return step
+        }
+        finish(step)
+    }
+
+    /// Stops the lane: no delivery starts from now on, and the waiting payload (and the last one kept for
+    /// comparison) is released before this returns. A handler already running finishes undisturbed.
+    public func cancel() {
+        let (released, first) = state.withLock { state -> ([Delivery<Payload>], Bool) in
+            let first = !state.isCancelled
+            state.isCancelled = true
+            var released: [Delivery<Payload>] = []
+            if let waiting = state.waiting.take() {
+                state.statistics.droppedByCancellation += 1 + waiting.supersededCount
+                released.append(waiting)
+            }
+            if let ready = state.ready.take() {
+                state.statistics.droppedByCancellation += 1 + ready.supersededCount
+                released.append(ready)
+            }
+            if let last = state.lastDelivered.take() { released.append(Delivery(payload: last)) }
+            return (released, first)
+        }
+        _ = consume released  // released here, outside the lock
+        if first { onCancel?() }
+    }
+
+    /// Whether ``cancel()`` has been called.
+    public var isCancelled: Bool {
+        state.withLock { $0.isCancelled }
+    }
+
+    /// The lane's counts so far.
+    public var statistics: DeliveryStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    // MARK: The mechanism
+
+    /// Under the lock: if the observer is free and a payload waits, begins delivering it.
+    private func begin(_ state: inout State, _ step: inout Step) {
+        defer {
+            step.held = state.held
+            state.statistics.heldHighWater = max(state.statistics.heldHighWater, step.held)
+        }
+        guard state.inFlight == nil, !state.isCancelled, let next = state.waiting.take() else { return }
+        if let isUnchanged, let last = state.lastDelivered, isUnchanged(last, next.payload) {
+            state.statistics.skippedUnchanged += 1
+            step.skipped = true
+            step.released.append(next.payload)
+            return
+        }
+        if isUnchanged != nil, let replaced = state.lastDelivered.take() { step.released.append(replaced) }
+        if isUnchanged != nil { state.lastDelivered = next.payload }
+        let sequence = state.nextSequence
+        state.nextSequence += 1
+        state.inFlight = sequence
+        state.ready = next
+        state.statistics.delivered += 1
+        step.start = Start(sequence: sequence)
+    }
+
+    /// Outside the lock: reports counts, drops released payloads, and hands a begun delivery to the executor.
+    private func finish(_ step: consuming Step) {
+        if let recorder {
+            if step.coalesced { recorder.recordCoalesced() }
+            if step.skipped { recorder.recordSkippedUnchanged() }
+            if step.start != nil { recorder.recordDelivery() }
+            recorder.recordHeld(step.held)
+        }
+        let start = step.start
+        _ = consume step  // released payloads go here, outside the lock
+        guard start != nil else { return }
+        switch handler {
+        case .asynchronous(let body):
+            Task { await self.handOverAsync(to: body) }
+        default:
+            executor.execute { self.handOver() }
+        }
+    }
+
+    /// On the executor: takes the begun delivery and calls the handler with it.
+    private func handOver() {
+        guard let ready = takeReady() else { return }
+        let sequence = ready.sequence
+        switch handler {
+        case .signalling(let body):
+            call(body, with: (consume ready).delivery, signal: SignalNext { [weak self] in self?.signal(sequence) })
+        case .returning(let body):
+            call(body, with: (consume ready).delivery)
+            signal(sequence)
+        case .asynchronous:
+            preconditionFailure("asynchronous handlers are handed over in a task")
+        }
+    }
+
+    private func handOverAsync(to body: @Sendable (Delivery<Payload>) async -> Void) async {
+        guard let ready = takeReady() else { return }
+        let sequence = ready.sequence
+        await callAsync(body, with: (consume ready).delivery)
+        signal(sequence)
+    }
+
+    private func takeReady() -> Ready? {
+        state.withLock { state in
+            guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
+            return Ready(delivery: ready, sequence: sequence)
+        }
+    }
+
+    // The delivery is consumed by these calls, so the lane's reference is gone by the time the lane signals:
+    // a producer submitting at that moment finds at most one other payload alive.
+    private func call(
+        _ body: @Sendable (Delivery<Payload>, SignalNext) -> Void, with delivery: consuming Delivery<Payload>,
+        signal: SignalNext
+    ) {
+        body(delivery, signal)
+    }
+
+    private func call(_ body: @Sendable (Delivery<Payload>) -> Void, with delivery: consuming Delivery<Payload>) {
+        body(delivery)
+    }
+
+    private func callAsync(_ body: @Sendable (Delivery<Payload>) async -> Void, with delivery: consuming Delivery<Payload>) async {
+        await body(delivery)
+    }
+
+    /// The observer is done with delivery `sequence`: begin the next, if a payload waits. Later calls for the same
+    /// delivery, and calls after cancellation, do nothing.
+    func signal(_ sequence: UInt64) {
+        let step = state.withLock { state -> Step? in
+            guard state.inFlight == sequence else { return nil }
+            state.inFlight = nil
+            var step = Step()
+            begin(&state, &step)
+            return step
+        }
+        if let step { finish(step) }
+    }
+}

@@ -1,0 +1,95 @@
+import DeliveryKit
+import Dispatch
+import Foundation
+import Testing
+
+/// The promise Tether exists for: memory stays flat however fast the producer and however slow the consumer.
+/// Counted in live payload objects (deinit counters), never in time.
+@Suite("Memory bound")
+struct MemoryBoundTests {
+    static let payloads = 100_000
+
+    /// Pushes `payloads` snapshots as fast as possible; after every submit (the producer holding none), counts the
+    /// snapshots alive: they can only be held by the lane and its observer.
+    static func pushAndCount(
+        into lane: DeliveryLane<Snapshot>, counter: LiveCounter, payloads: Int = payloads
+    ) -> Int {
+        var most = 0
+        for value in 1...payloads {
+            lane.submit(Snapshot(value, counter: counter))
+            most = max(most, counter.count)
+        }
+        return most
+    }
+
+    @Test("Next-signal with a consumer that signals slowly: never more than 2 payloads alive")
+    func nextSignalSlowConsumer() {
+        let counter = LiveCounter()
+        let processing = DispatchQueue(label: "processing")
+        let seen = Log<Int>()
+        let lane = DeliveryLane<Snapshot>.nextSignal { delivery, signalNext in
+            // The versatile pattern: the payload outlives the handler, processed elsewhere.
+            let box = PayloadBox(delivery.payload)
+            processing.async {
+                usleep(200)
+                seen.append(box.take()?.value ?? -1)  // processed and released …
+                signalNext()  // … then signalled
+            }
+        }
+        let most = Self.pushAndCount(into: lane, counter: counter)
+        #expect(most <= 2, "at most one being processed and one waiting")
+        #expect(eventually { seen.last == Self.payloads }, "ends on the final payload")
+        #expect(lane.statistics.heldHighWater <= 2)
+        #expect(seen.count < Self.payloads / 10, "coalesced: \(seen.count) deliveries for \(Self.payloads) payloads")
+        lane.cancel()
+        #expect(eventually { counter.count == 0 })
+    }
+
+    @Test("Deliver-on-queue with a slow handler: never more than 2 payloads alive")
+    func deliverOnQueueSlowHandler() {
+        let counter = LiveCounter()
+        let seen = Log<Int>()
+        let lane = DeliveryLane<Snapshot>.deliverOn(.serialQueue()) { delivery in
+            usleep(200)
+            seen.append(delivery.payload.value)
+        }
+        let most = Self.pushAndCount(into: lane, counter: counter)
+        #expect(most <= 2)
+        #expect(eventually { seen.last == Self.payloads })
+        #expect(lane.statistics.heldHighWater <= 2)
+        lane.cancel()
+        #expect(eventually { counter.count == 0 })
+    }
+
+    @Test("Immediate with a slow handler and a producer on another thread: never more than 2 alive")
+    func immediateSlowHandler() {
+        // Immediate runs the handler in the producer's context: whenever the lane is idle, the producer itself
+        // spends the handler's time. 10,000 payloads keep that affordable.
+        let payloads = 10_000
+        let counter = LiveCounter()
+        let seen = Log<Int>()
+        let lane = DeliveryLane<Snapshot>.immediate { delivery in
+            usleep(50)
+            seen.append(delivery.payload.value)
+        }
+        // One thread delivers (it submitted first); the other keeps submitting meanwhile.
+        DispatchQueue.global().async { lane.submit(Snapshot(0, counter: counter)) }
+        let most = Self.pushAndCount(into: lane, counter: counter, payloads: payloads)
+        #expect(most <= 2)
+        #expect(eventually { seen.last == payloads })
+    }
+}
+
+/// Hands a payload to other work, which takes it out (and so releases it) when done.
+final class PayloadBox<Payload: Sendable>: Sendable {
+    private let slot: Log<Payload>
+    init(_ payload: Payload) {
+        slot = Log()
+        slot.append(payload)
+    }
+    func take() -> Payload? { slot.takeLast() }
+}
+
+extension Log {
+    func takeLast() -> Element? { takeAll().last }
+}

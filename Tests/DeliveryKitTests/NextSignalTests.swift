@@ -1,0 +1,157 @@
+import DeliveryKit
+import Dispatch
+import Testing
+
+/// The general form: next-signal.
+@Suite("Next-signal")
+struct NextSignalTests {
+    @Test("Nothing is delivered while the observer has not signalled; then exactly the latest, once")
+    func noDeliveryWhileUnsignalled() {
+        let seen = Log<Int>()
+        let signal = SignalBox()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.submit(1)
+        for value in 2...50 { lane.submit(value) }
+        #expect(seen.all == [1], "no second delivery before the signal")
+        signal.fire()
+        #expect(seen.all == [1, 50], "one delivery: the latest")
+        signal.fire()
+        #expect(seen.all == [1, 50], "nothing waits: signalling delivers nothing more")
+        lane.submit(51)
+        #expect(seen.all == [1, 50, 51], "an idle observer gets the next payload at once")
+    }
+
+    @Test("A coalesced delivery says how many payloads it replaced")
+    func supersededCount() {
+        let seen = Log<Delivery<Int>>()
+        let signal = SignalBox()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery)
+            signal.keep(signalNext)
+        }
+        for value in 1...10 { lane.submit(value) }
+        signal.fire()
+        #expect(seen.all.map(\.payload) == [1, 10])
+        #expect(seen.all.map(\.supersededCount) == [0, 8], "2…10 were submitted; 10 stands for 9 payloads")
+        #expect(lane.statistics.coalesced == 8)
+        #expect(lane.statistics.submitted == 10)
+    }
+
+    @Test("Calling signalNext twice is harmless: it cannot release a later delivery early")
+    func doubleSignal() {
+        let seen = Log<Int>()
+        let signals = Log<SignalNext>()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signals.append(signalNext)
+        }
+        lane.submit(1)
+        lane.submit(2)
+        signals.all[0]()  // delivers 2
+        lane.submit(3)
+        signals.all[0]()  // a stale second call for delivery 1: must not release delivery 2
+        #expect(seen.all == [1, 2])
+        signals.all[1]()
+        #expect(seen.all == [1, 2, 3])
+    }
+
+    @Test("Skip-if-unchanged: a payload equal to the last one delivered is not delivered")
+    func skipIfUnchanged() {
+        let seen = Log<Int>()
+        let signal = SignalBox()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline, skipIf: ==) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.submit(1)
+        lane.submit(2)
+        lane.submit(1)  // back to what the observer already has
+        signal.fire()
+        #expect(seen.all == [1], "the latest equals the last delivered: nothing to deliver")
+        #expect(lane.statistics.skippedUnchanged == 1)
+        lane.submit(1)
+        #expect(seen.all == [1])
+        lane.submit(3)
+        #expect(seen.all == [1, 3])
+    }
+
+    @Test("Without an equality, every change is delivered, even back to an earlier value")
+    func alwaysDeliver() {
+        let seen = Log<Int>()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signalNext()
+        }
+        for value in [1, 1, 2, 1] { lane.submit(value) }
+        #expect(seen.all == [1, 1, 2, 1])
+    }
+
+    @Test("Merge coalescing folds waiting payloads together, relative to the last delivery")
+    func mergeCoalescing() {
+        let seen = Log<[Int]>()
+        let signal = SignalBox()
+        let lane = DeliveryLane<[Int]>.nextSignal(deliverOn: .inline, coalescing: .merge { $0 + $1 }) {
+            delivery, signalNext in
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.submit([1])
+        lane.submit([2])
+        lane.submit([3])
+        lane.submit([4])
+        signal.fire()
+        #expect(seen.all == [[1], [2, 3, 4]], "the changes since the last delivery, none lost")
+    }
+
+    @Test("signalNext may come later, from any thread; the next delivery runs on the lane's executor")
+    func signalFromAnotherThread() {
+        let queue = DispatchQueue(label: "observer")
+        let seen = Log<Int>()
+        let signal = SignalBox()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .queue(queue)) { delivery, signalNext in
+            dispatchPrecondition(condition: .onQueue(queue))
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.submit(1)
+        #expect(eventually { signal.isHolding })
+        lane.submit(2)
+        lane.submit(3)
+        DispatchQueue.global().async { signal.fire() }
+        #expect(eventually { seen.all == [1, 3] })
+    }
+
+    @Test("Not signalling pauses that observer alone: the producer and other observers go on")
+    func pauseIsLocal() {
+        let stuck = Log<Int>(), free = Log<Int>()
+        let stuckLane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, _ in stuck.append(delivery.payload) }
+        let freeLane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            free.append(delivery.payload)
+            signalNext()
+        }
+        for value in 1...1000 {
+            stuckLane.submit(value)
+            freeLane.submit(value)
+        }
+        #expect(stuck.all == [1])
+        #expect(free.all == Array(1...1000))
+        #expect(stuckLane.statistics.heldHighWater <= 2)
+    }
+
+    @Test("Per-observer order: deliveries never go back in time, and the last is the final payload")
+    func orderAndLatestValue() {
+        let seen = Log<Int>()
+        let lane = DeliveryLane<Int>.nextSignal { delivery, signalNext in
+            seen.append(delivery.payload)
+            DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(50)) { signalNext() }
+        }
+        for value in 1...20_000 { lane.submit(value) }
+        #expect(eventually { seen.last == 20_000 }, "ends on the final payload")
+        let values = seen.all
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "strictly increasing")
+        #expect(values.count < 20_000, "a slow observer sees coalesced deliveries, not a backlog")
+    }
+}
