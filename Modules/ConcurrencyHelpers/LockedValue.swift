@@ -19,7 +19,8 @@ import Darwin
 @usableFromInline
 package final class LockedValue<Value> {
     @usableFromInline let mutex: PThreadMutex
-    @usableFromInline var value: Value
+    // The mutex guarantees exclusive access, so the runtime's dynamic exclusivity check is redundant here.
+    @exclusivity(unchecked) @usableFromInline var value: Value
 
     @inlinable
     package init(_ value: Value) {

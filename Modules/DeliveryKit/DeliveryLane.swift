@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+public import ConcurrencyHelpers
 
 /// One observer's delivery lane: the bounded mechanism every delivery policy is built on.
 ///
@@ -23,6 +23,7 @@ import ConcurrencyHelpers
 /// keep itself alive: when its last reference goes, it and its payloads go too.
 public final class DeliveryLane<Payload: Sendable>: Sendable {
     /// How the observer's code is called, and who signals.
+    @usableFromInline
     enum Handler: Sendable {
         /// The observer signals, by calling `SignalNext`: the general form.
         case signalling(@Sendable (Delivery<Payload>, SignalNext) -> Void)
@@ -32,50 +33,69 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
         case asynchronous(@Sendable (Delivery<Payload>) async -> Void)
     }
 
+    @usableFromInline
     struct State: Sendable {
         /// The payload waiting for the observer's signal.
-        var waiting: Delivery<Payload>?
+        @usableFromInline var waiting: Delivery<Payload>?
         /// A delivery begun (the observer is owed it) that its executor has not yet handed over.
-        var ready: Delivery<Payload>?
+        @usableFromInline var ready: Delivery<Payload>?
         /// The sequence number of the delivery awaiting its signal, if any.
-        var inFlight: UInt64?
-        var nextSequence: UInt64 = 1
+        @usableFromInline var inFlight: UInt64?
+        @usableFromInline var nextSequence: UInt64 = 1
         /// The last payload delivered, kept only when an equality decides whether to skip.
-        var lastDelivered: Payload?
-        var isCancelled = false
-        var statistics = DeliveryStatistics()
+        @usableFromInline var lastDelivered: Payload?
+        @usableFromInline var isCancelled = false
+        @usableFromInline var statistics = DeliveryStatistics()
 
-        var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
+        @usableFromInline var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
+
+        @inlinable
+        init() {}
     }
 
     /// A delivery to begin, as decided under the lock.
+    @usableFromInline
     struct Start: Sendable {
-        let sequence: UInt64
+        @usableFromInline let sequence: UInt64
+
+        @inlinable
+        init(sequence: UInt64) { self.sequence = sequence }
     }
 
     /// A begun delivery, taken by the executor to hand over.
+    @usableFromInline
     struct Ready: Sendable {
-        var delivery: Delivery<Payload>
-        let sequence: UInt64
+        @usableFromInline var delivery: Delivery<Payload>
+        @usableFromInline let sequence: UInt64
+
+        @inlinable
+        init(delivery: Delivery<Payload>, sequence: UInt64) {
+            self.delivery = delivery
+            self.sequence = sequence
+        }
     }
 
     /// What a locked step decided, acted on once the lock is released (payloads are dropped there too).
+    @usableFromInline
     struct Step: Sendable {
-        var start: Start?
-        var released: [Payload] = []
-        var coalesced = false
-        var skipped = false
-        var held = 0
+        @usableFromInline var start: Start?
+        @usableFromInline var released: [Payload] = []
+        @usableFromInline var coalesced = false
+        @usableFromInline var skipped = false
+        @usableFromInline var held = 0
+
+        @inlinable
+        init() {}
     }
 
-    let state = LockedValue(State())
-    let executor: any DeliveryExecutor
-    let handler: Handler
-    let coalescing: Coalescing<Payload>
-    let isUnchanged: (@Sendable (Payload, Payload) -> Bool)?
-    let recorder: (any DeliveryRecorder)?
+    @usableFromInline let state = LockedValue(State())
+    @usableFromInline let executor: any DeliveryExecutor
+    @usableFromInline let handler: Handler
+    @usableFromInline let coalescing: Coalescing<Payload>
+    @usableFromInline let isUnchanged: (@Sendable (Payload, Payload) -> Bool)?
+    @usableFromInline let recorder: (any DeliveryRecorder)?
     /// Runs once when the lane is cancelled (a stream's lane ends its sequence).
-    let onCancel: (@Sendable () -> Void)?
+    @usableFromInline let onCancel: (@Sendable () -> Void)?
 
     init(
         executor: any DeliveryExecutor, coalescing: Coalescing<Payload>,
@@ -116,6 +136,7 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
 
     /// Offers `payload` to the observer. Never blocks and never queues more than one payload: if one is already
     /// waiting, `payload` replaces it (or merges with it). Dropped at once when the lane is cancelled.
+    @inlinable
     public func submit(_ payload: Payload) {
         let step = state.withLock { state -> Step in
             var step = Step()
@@ -176,7 +197,8 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
     // MARK: The mechanism
 
     /// Under the lock: if the observer is free and a payload waits, begins delivering it.
-    private func begin(_ state: inout State, _ step: inout Step) {
+    @inlinable
+    func begin(_ state: inout State, _ step: inout Step) {
         defer {
             step.held = state.held
             state.statistics.heldHighWater = max(state.statistics.heldHighWater, step.held)
@@ -199,7 +221,8 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
     }
 
     /// Outside the lock: reports counts, drops released payloads, and hands a begun delivery to the executor.
-    private func finish(_ step: consuming Step) {
+    @inlinable
+    func finish(_ step: consuming Step) {
         if let recorder {
             if step.coalesced { recorder.recordCoalesced() }
             if step.skipped { recorder.recordSkippedUnchanged() }
@@ -218,7 +241,8 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
     }
 
     /// On the executor: takes the begun delivery and calls the handler with it.
-    private func handOver() {
+    @inlinable
+    func handOver() {
         guard let ready = takeReady() else { return }
         let sequence = ready.sequence
         switch handler {
@@ -232,14 +256,16 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
         }
     }
 
-    private func handOverAsync(to body: @Sendable (Delivery<Payload>) async -> Void) async {
+    @inlinable
+    func handOverAsync(to body: @Sendable (Delivery<Payload>) async -> Void) async {
         guard let ready = takeReady() else { return }
         let sequence = ready.sequence
         await callAsync(body, with: (consume ready).delivery)
         signal(sequence)
     }
 
-    private func takeReady() -> Ready? {
+    @inlinable
+    func takeReady() -> Ready? {
         state.withLock { state in
             guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
             return Ready(delivery: ready, sequence: sequence)
@@ -248,23 +274,27 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
 
     // The delivery is consumed by these calls, so the lane's reference is gone by the time the lane signals:
     // a producer submitting at that moment finds at most one other payload alive.
-    private func call(
+    @inlinable
+    func call(
         _ body: @Sendable (Delivery<Payload>, SignalNext) -> Void, with delivery: consuming Delivery<Payload>,
         signal: SignalNext
     ) {
         body(delivery, signal)
     }
 
-    private func call(_ body: @Sendable (Delivery<Payload>) -> Void, with delivery: consuming Delivery<Payload>) {
+    @inlinable
+    func call(_ body: @Sendable (Delivery<Payload>) -> Void, with delivery: consuming Delivery<Payload>) {
         body(delivery)
     }
 
-    private func callAsync(_ body: @Sendable (Delivery<Payload>) async -> Void, with delivery: consuming Delivery<Payload>) async {
+    @inlinable
+    func callAsync(_ body: @Sendable (Delivery<Payload>) async -> Void, with delivery: consuming Delivery<Payload>) async {
         await body(delivery)
     }
 
     /// The observer is done with delivery `sequence`: begin the next, if a payload waits. Later calls for the same
     /// delivery, and calls after cancellation, do nothing.
+    @inlinable
     func signal(_ sequence: UInt64) {
         let step = state.withLock { state -> Step? in
             guard state.inFlight == sequence else { return nil }
