@@ -88,14 +88,16 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
     )
-    package.targets.append(
-        .executableTarget(
-            name: "OwnershipBenchmarks",
-            dependencies: ["OwnershipKit", .product(name: "Benchmark", package: "benchmark")],
-            path: "Benchmarks/OwnershipBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    for (suite, kit) in [("OwnershipBenchmarks", "OwnershipKit"), ("DeliveryBenchmarks", "DeliveryKit")] {
+        package.targets.append(
+            .executableTarget(
+                name: suite,
+                dependencies: [.target(name: kit), .product(name: "Benchmark", package: "benchmark")],
+                path: "Benchmarks/\(suite)",
+                plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+            )
         )
-    )
+    }
 }
 
 for target in package.targets {
