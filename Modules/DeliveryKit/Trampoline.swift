@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ConcurrencyHelpers
 
 /// A per-thread queue of inline work: the first `run` on a thread runs its work and then everything queued by
 /// nested `run`s, in order; nested `run`s only queue. The stack never grows with the amount of work.
@@ -15,33 +9,28 @@ enum Trampoline {
         var work: [@Sendable () -> Void] = []
     }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed with \(status): the process is out of thread-local keys")
-        return key
-    }()
+    private static let slot = ThreadLocalSlot()
 
     /// Marks a thread that runs inline work but has queued nothing yet (the queue is made only when needed).
     private static var running: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: 1)! }
 
     @usableFromInline
     static func run(_ work: @escaping @Sendable () -> Void) {
-        if let current = pthread_getspecific(key) {
+        if let current = slot.value {
             let pending: Pending
             if current == running {
                 pending = Pending()
-                pthread_setspecific(key, Unmanaged.passRetained(pending).toOpaque())
+                slot.value = Unmanaged.passRetained(pending).toOpaque()
             } else {
                 pending = Unmanaged<Pending>.fromOpaque(current).takeUnretainedValue()
             }
             pending.work.append(work)
             return
         }
-        pthread_setspecific(key, running)
+        slot.value = running
         work()
         var index = 0
-        while let current = pthread_getspecific(key), current != running {
+        while let current = slot.value, current != running {
             let pending = Unmanaged<Pending>.fromOpaque(current).takeUnretainedValue()
             guard index < pending.work.count else {
                 Unmanaged<Pending>.fromOpaque(current).release()
@@ -52,6 +41,6 @@ enum Trampoline {
             index += 1
             next()
         }
-        pthread_setspecific(key, nil)
+        slot.value = nil
     }
 }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import ConcurrencyHelpers
 
 /// Tracks, per thread, whether the thread is delivering notices for some ``ObserverTable``.
 ///
@@ -12,17 +6,12 @@ import Darwin
 /// waits between tables free of cycles (see ``ObserverTable/removeObservers(ownedBy:)``).
 @usableFromInline
 package enum DeliveryContext {
-    static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key, nil)
-        precondition(status == 0, "pthread_key_create failed with \(status): the process is out of thread-local keys")
-        return key
-    }()
+    static let slot = ThreadLocalSlot()
 
     /// How many deliveries this thread is nested in (0 outside any).
     @usableFromInline
     package static var depth: Int {
-        Int(bitPattern: pthread_getspecific(key))
+        Int(bitPattern: slot.value)
     }
 
     /// True when the current thread is running inside an observer callback of any table.
@@ -33,8 +22,8 @@ package enum DeliveryContext {
     @usableFromInline
     package static func delivering<R>(_ body: () throws -> R) rethrows -> R {
         let outer = depth
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: outer + 1))
-        defer { pthread_setspecific(key, UnsafeRawPointer(bitPattern: outer)) }
+        slot.value = UnsafeMutableRawPointer(bitPattern: outer + 1)
+        defer { slot.value = UnsafeMutableRawPointer(bitPattern: outer) }
         return try body()
     }
 }
