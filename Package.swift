@@ -19,11 +19,13 @@ let package = Package(
         .library(name: "OwnershipKit", targets: ["OwnershipKit"]),
         .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
         .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),
+        .library(name: "RegistryKit", targets: ["RegistryKit"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
     ],
     dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
     ],
     targets: [
@@ -33,6 +35,11 @@ let package = Package(
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/OwnershipKit"),
         .target(name: "DeliveryKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/DeliveryKit"),
+        .target(
+            name: "RegistryKit",
+            dependencies: ["ConcurrencyHelpers", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/RegistryKit"
+        ),
 
         // MARK: Adapters (each heavy or third-party dependency in a target of its own)
         .target(
@@ -46,7 +53,7 @@ let package = Package(
             name: "TetherTesting", dependencies: ["OwnershipKit", "ConcurrencyHelpers"], path: "Modules/TetherTesting"),
 
         // MARK: Umbrella
-        .target(name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit"], path: "Modules/Tether"),
+        .target(name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit", "RegistryKit"], path: "Modules/Tether"),
 
         // MARK: Sample
         .executableTarget(name: "tether-sample", dependencies: ["Tether"], path: "Samples/tether-sample"),
@@ -73,6 +80,14 @@ let package = Package(
                 "DeliveryMetricsAdapter", "DeliveryKit", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Tests/DeliveryMetricsAdapterTests"
+        ),
+        .testTarget(
+            name: "RegistryKitTests",
+            dependencies: [
+                "RegistryKit", "ConcurrencyHelpers", "TetherTesting",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/RegistryKitTests"
         ),
         .testTarget(
             name: "TetherTestingTests",

@@ -1,3 +1,4 @@
 // The umbrella module: `import Tether` brings in every Kit.
 @_exported public import OwnershipKit
 @_exported public import DeliveryKit
+@_exported public import RegistryKit

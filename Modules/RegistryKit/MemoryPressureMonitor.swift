@@ -1,0 +1,30 @@
+/// Runs a ``MemoryPressureSource`` and flushes registries when it reports pressure.
+///
+/// Long-running work lives in ``run()``, as swift-service-lifecycle asks: run it in a task or a `ServiceGroup`
+/// (PipelineKit does), and cancel that to stop.
+///
+/// ```swift
+/// let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource()) { _ in resources.flushUnused() }
+/// Task { await monitor.run() }
+/// ```
+public struct MemoryPressureMonitor: Sendable {
+    /// The source watched.
+    public let source: any MemoryPressureSource
+    private let onPressure: @Sendable (MemoryPressureEvent) -> Void
+
+    /// Makes a monitor that calls `onPressure` for each event `source` reports.
+    public init(source: any MemoryPressureSource, onPressure: @escaping @Sendable (MemoryPressureEvent) -> Void) {
+        self.source = source
+        self.onPressure = onPressure
+    }
+
+    /// Makes a monitor that flushes `registry`'s unused instances on each event.
+    public init<Key, Value>(source: any MemoryPressureSource, flushing registry: Registry<Key, Value>) {
+        self.init(source: source) { _ in registry.flushUnused() }
+    }
+
+    /// Watches until cancelled.
+    public func run() async {
+        await source.run(onPressure: onPressure)
+    }
+}

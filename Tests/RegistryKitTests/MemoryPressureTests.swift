@@ -1,0 +1,179 @@
+import ConcurrencyHelpers
+import Foundation
+import InMemoryLogging
+import Logging
+import RegistryKit
+import Testing
+
+/// Runs `source` for `milliseconds`, collecting its events.
+func events(of source: any MemoryPressureSource, for milliseconds: Int) async -> [MemoryPressureEvent] {
+    let collected = LockedValue<[MemoryPressureEvent]>([])
+    let task = Task { await source.run { event in collected.withLock { $0.append(event) } } }
+    try? await Task.sleep(for: .milliseconds(milliseconds))
+    task.cancel()
+    await task.value
+    return collected.withLock { $0 }
+}
+
+/// A temporary directory with files in it, removed at deinit.
+final class Fixture {
+    let root: URL
+    init(_ files: [String: String]) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("tether-\(UUID().uuidString)")
+        for (path, text) in files {
+            let url = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+        }
+    }
+    deinit { try? FileManager.default.removeItem(at: root) }
+    func path(_ component: String = "") -> String { root.appendingPathComponent(component).path }
+}
+
+func capturingLogger() -> (Logger, InMemoryLogHandler) {
+    let handler = InMemoryLogHandler()
+    return (Logger(label: "test", factory: { _ in handler }), handler)
+}
+
+@Suite("Memory pressure")
+struct MemoryPressureTests {
+    @Test("A monitor flushes its registry on each event from a manual source")
+    func manualSourceFlushes() async {
+        let registry = Registry<String, Item>()
+        let source = ManualMemoryPressureSource()
+        let monitor = MemoryPressureMonitor(source: source, flushing: registry)
+        let task = Task { await monitor.run() }
+        while source.watcherCount == 0 { await Task.yield() }
+        do { _ = registry.instance(for: "/a") { Item("/a") } }
+        #expect(registry.count == 1)
+        source.signal(.critical, reason: "test")
+        #expect(registry.count == 0, "flushed by the pressure event")
+        task.cancel()
+        await task.value
+        #expect(source.watcherCount == 0, "the monitor stopped when cancelled")
+    }
+
+    @Test(
+        "On this machine PSI works: by kernel trigger or, failing that, by polling",
+        .enabled(if: FileManager.default.isReadableFile(atPath: "/proc/pressure/memory")))
+    func psiWorksHere() async {
+        let source = PSIMemoryPressureSource()
+        switch source.probe() {
+        case .trigger(let path), .polling(let path, _):
+            #expect(path.hasSuffix("memory.pressure") || path.hasSuffix("/pressure/memory"))
+        case .unavailable(let reason):
+            Issue.record("PSI readable but unusable: \(reason)")
+        }
+        let (logger, log) = capturingLogger()
+        let quiet = await events(of: PSIMemoryPressureSource(logger: logger), for: 300)
+        #expect(quiet.allSatisfy { !$0.reason.isEmpty })
+        #expect(log.entries.allSatisfy { $0.level < .warning }, "no complaints: \(log.entries.map(\.message))")
+    }
+
+    @Test("PSI polling reports pressure when avg10 reaches the threshold, critical at twice it")
+    func psiPolling() async throws {
+        let fixture = try Fixture(["memory": "some avg10=15.00 avg60=3.00 avg300=1.00 total=99\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=9\n"])
+        let configuration = PSIMemoryPressureSource.Configuration(
+            path: fixture.path("memory"), usesTrigger: false, pollingInterval: .milliseconds(10), avg10Threshold: 10)
+        let source = PSIMemoryPressureSource(configuration: configuration)
+        #expect(source.probe() == .polling(path: fixture.path("memory"), reason: nil))
+        let seen = await events(of: source, for: 100)
+        #expect(!seen.isEmpty)
+        #expect(seen.first?.level == .warning)
+        #expect(seen.first?.reason.contains("avg10=15.0") == true)
+    }
+
+    @Test("A file that only looks like PSI is refused as a trigger, and polled instead")
+    func ordinaryFileIsNotATrigger() throws {
+        let fixture = try Fixture(["memory": "some avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"])
+        let source = PSIMemoryPressureSource(configuration: .init(path: fixture.path("memory")))
+        guard case .polling(_, let reason?) = source.probe() else {
+            Issue.record("expected polling with a reason, got \(source.probe())")
+            return
+        }
+        #expect(reason.contains("not a PSI file"))
+    }
+
+    @Test("Where PSI cannot work, the source says so once and waits quietly until cancelled")
+    func psiUnavailable() async {
+        let (logger, log) = capturingLogger()
+        let source = PSIMemoryPressureSource(
+            configuration: .init(path: "/nonexistent/pressure/memory"), logger: logger)
+        guard case .unavailable(let reason) = source.probe() else {
+            Issue.record("expected unavailable")
+            return
+        }
+        #expect(reason.contains("/nonexistent/pressure/memory"))
+        #expect(await events(of: source, for: 100).isEmpty)
+        #expect(log.entries.filter { $0.level == .warning }.count == 1)
+    }
+
+    @Test("Resident set above the limit is pressure; below it is not")
+    func residentLimit() async {
+        let over = ResidentMemoryPressureSource(configuration: .init(limit: .residentBytes(1), interval: .milliseconds(10)))
+        let seen = await events(of: over, for: 80)
+        #expect(!seen.isEmpty)
+        #expect(seen.first?.level == .critical)
+        let under = ResidentMemoryPressureSource(
+            configuration: .init(limit: .residentBytes(1 << 50), interval: .milliseconds(10)))
+        #expect(await events(of: under, for: 60).isEmpty)
+        guard case .success(let reading) = under.read() else {
+            Issue.record("cannot read /proc/self/statm")
+            return
+        }
+        #expect(reading.used > 1_000_000, "a Swift test process is larger than a megabyte")
+    }
+
+    @Test("cgroup v2: usage against memory.max; 'max' means no limit")
+    func cgroupV2() async throws {
+        let limited = try Fixture([
+            "proc/self/cgroup": "0::/app\n", "cgroup/app/memory.current": "900\n", "cgroup/app/memory.max": "1000\n",
+        ])
+        let source = ResidentMemoryPressureSource(
+            configuration: .init(
+                limit: .cgroupFraction(0.8), interval: .milliseconds(10), procRoot: limited.path("proc"),
+                cgroupRoot: limited.path("cgroup")))
+        #expect(try source.read().get() == .init(used: 900, limit: 800, source: limited.path("cgroup/app") + "/memory.{current,max}"))
+        #expect(await events(of: source, for: 60).first?.level == .critical)
+
+        let unlimited = try Fixture([
+            "proc/self/cgroup": "0::/app\n", "cgroup/app/memory.current": "900\n", "cgroup/app/memory.max": "max\n",
+        ])
+        let (logger, log) = capturingLogger()
+        let quiet = ResidentMemoryPressureSource(
+            configuration: .init(
+                limit: .cgroupFraction(0.8), interval: .milliseconds(10), procRoot: unlimited.path("proc"),
+                cgroupRoot: unlimited.path("cgroup")),
+            logger: logger)
+        #expect(await events(of: quiet, for: 60).isEmpty)
+        #expect(log.entries.filter { $0.level == .warning }.count == 1, "said once, not every check")
+        let reason = log.entries.first.map { "\($0.metadata["reason"] ?? "")" } ?? ""
+        #expect(reason.contains("no memory limit"))
+    }
+
+    @Test("cgroup v1: memory.usage_in_bytes against memory.limit_in_bytes")
+    func cgroupV1() throws {
+        let fixture = try Fixture([
+            "proc/self/cgroup": "12:pids:/app\n7:cpu,cpuacct:/app\n4:memory:/app\n",
+            "cgroup/memory/app/memory.usage_in_bytes": "600\n", "cgroup/memory/app/memory.limit_in_bytes": "1000\n",
+        ])
+        let source = ResidentMemoryPressureSource(
+            configuration: .init(limit: .cgroupFraction(0.5), procRoot: fixture.path("proc"), cgroupRoot: fixture.path("cgroup")))
+        let reading = try source.read().get()
+        #expect(reading.used == 600)
+        #expect(reading.limit == 500)
+    }
+
+    @Test("Bad settings and missing files are reported with what was wrong and where")
+    func badInputs() throws {
+        let nowhere = ResidentMemoryPressureSource(configuration: .init(limit: .residentBytes(1), procRoot: "/nonexistent"))
+        #expect(throws: ResidentMemoryPressureSource.ReadingFailure.self) { try nowhere.read().get() }
+        #expect("\(nowhere.read())".contains("/nonexistent/self/statm"))
+        let fraction = ResidentMemoryPressureSource(configuration: .init(limit: .cgroupFraction(1.5)))
+        #expect("\(fraction.read())".contains("(0, 1]"))
+        let noCgroup = try Fixture(["proc/self/cgroup": "3:cpu:/x\n"])
+        let missing = ResidentMemoryPressureSource(
+            configuration: .init(limit: .cgroupFraction(0.9), procRoot: noCgroup.path("proc"), cgroupRoot: noCgroup.path("cgroup")))
+        #expect("\(missing.read())".contains("no memory cgroup"))
+    }
+}
