@@ -53,15 +53,6 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
         init() {}
     }
 
-    /// A delivery to begin, as decided under the lock.
-    @usableFromInline
-    struct Start: Sendable {
-        @usableFromInline let sequence: UInt64
-
-        @inlinable
-        init(sequence: UInt64) { self.sequence = sequence }
-    }
-
     /// A begun delivery, taken by the executor to hand over.
     @usableFromInline
     struct Ready: Sendable {
@@ -78,7 +69,8 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
     /// What a locked step decided, acted on once the lock is released (payloads are dropped there too).
     @usableFromInline
     struct Step: Sendable {
-        @usableFromInline var start: Start?
+        /// Whether a delivery began: the executor is to hand it over (it takes it, with its sequence, from the state).
+        @usableFromInline var began = false
         @usableFromInline var released: [Payload] = []
         @usableFromInline var coalesced = false
         @usableFromInline var skipped = false
@@ -217,7 +209,7 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
         state.inFlight = sequence
         state.ready = next
         state.statistics.delivered += 1
-        step.start = Start(sequence: sequence)
+        step.began = true
     }
 
     /// Outside the lock: reports counts, drops released payloads, and hands a begun delivery to the executor.
@@ -226,12 +218,12 @@ public final class DeliveryLane<Payload: Sendable>: Sendable {
         if let recorder {
             if step.coalesced { recorder.recordCoalesced() }
             if step.skipped { recorder.recordSkippedUnchanged() }
-            if step.start != nil { recorder.recordDelivery() }
+            if step.began { recorder.recordDelivery() }
             recorder.recordHeld(step.held)
         }
-        let start = step.start
+        let began = step.began
         _ = consume step  // released payloads go here, outside the lock
-        guard start != nil else { return }
+        guard began else { return }
         switch handler {
         case .asynchronous(let body):
             Task { await self.handOverAsync(to: body) }

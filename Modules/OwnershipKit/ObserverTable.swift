@@ -274,7 +274,6 @@ extension ObserverTable {
                 entry = ObserverEntry(
                     id: state.nextEntryID, strong: nil, object: object.map(WeakReference.init),
                     project: project, isSelfOwned: true, owners: [])
-                graveyard.keep(observer)
             case .owned(let owner):
                 entry = ObserverEntry(
                     id: state.nextEntryID, strong: StrongObserver(observer), object: object.map(WeakReference.init),

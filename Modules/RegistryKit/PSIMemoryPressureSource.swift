@@ -135,9 +135,10 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
             return .instead(.unavailable(reason: "\(path) has no 'some avg10=' line"))
         }
         guard configuration.usesTrigger else { return .instead(.polling(path: path, reason: nil)) }
-        let stall = Int(configuration.stall.components.seconds * 1_000_000 + configuration.stall.components.attoseconds / 1_000_000_000_000)
-        let window = Int(configuration.window.components.seconds * 1_000_000 + configuration.window.components.attoseconds / 1_000_000_000_000)
-        switch PSITrigger.open(path: path, stallMicroseconds: stall, windowMicroseconds: window) {
+        switch PSITrigger.open(
+            path: path, stallMicroseconds: Self.microseconds(configuration.stall),
+            windowMicroseconds: Self.microseconds(configuration.window))
+        {
         case .success(let trigger): return .armed(trigger)
         case .failure(let reason): return .instead(.polling(path: path, reason: reason.text))
         }
@@ -158,6 +159,11 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
             }
             try? await Task.sleep(for: configuration.pollingInterval)
         }
+    }
+
+    /// A duration in whole microseconds, the unit PSI triggers take.
+    private static func microseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1_000_000 + duration.components.attoseconds / 1_000_000_000_000)
     }
 
     /// The `avg10` of the `some` line: "some avg10=1.23 avg60=… total=…".
