@@ -70,6 +70,20 @@ struct MemoryPressureTests {
         #expect(log.entries.allSatisfy { $0.level < .warning }, "no complaints: \(log.entries.map(\.message))")
     }
 
+    @Test(
+        "A trigger window the kernel refuses falls back to polling, with the kernel's reason",
+        .enabled(if: FileManager.default.isReadableFile(atPath: "/proc/pressure/memory")))
+    func refusedTriggerWindow() {
+        let source = PSIMemoryPressureSource(
+            configuration: .init(path: "/proc/pressure/memory", stall: .milliseconds(50), window: .milliseconds(100)))
+        guard case .polling(let path, let reason?) = source.probe() else {
+            Issue.record("expected polling with a reason, got \(source.probe())")
+            return
+        }
+        #expect(path == "/proc/pressure/memory")
+        #expect(reason.contains("some 50000 100000"), "says which trigger was refused: \(reason)")
+    }
+
     @Test("PSI polling reports pressure when avg10 reaches the threshold, critical at twice it")
     func psiPolling() async throws {
         let fixture = try Fixture(["memory": "some avg10=15.00 avg60=3.00 avg300=1.00 total=99\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=9\n"])

@@ -135,6 +135,16 @@ struct RegistryTests {
         #expect(registry.existingInstance(for: "/kept") === kept)
     }
 
+    @Test("A count limit of zero or less is taken as 1, never as 'flush on every insert of nothing'")
+    func nonPositiveCountLimit() {
+        #expect(Registry<String, Item>.Configuration(countLimit: 0).countLimit == 1)
+        #expect(Registry<String, Item>.Configuration(countLimit: -5).countLimit == 1)
+        let registry = Registry<String, Item>(configuration: .init(countLimit: 0))
+        let kept = registry.instance(for: "/a") { Item("/a") }
+        _ = registry.instance(for: "/b") { Item("/b") }
+        #expect(registry.existingInstance(for: "/a") === kept, "referenced from outside: survives the limit's flush")
+    }
+
     @Test("Lookups alone never evict, however many")
     func lookupsNeverEvict() {
         let registry = Registry<String, Item>(configuration: .init(countLimit: 10_000))
