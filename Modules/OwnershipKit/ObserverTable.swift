@@ -93,6 +93,16 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
         }
     }
 
+    /// Adds an observer owned by `owner` and identified by `identity`: for an observer that wraps a class instance
+    /// (a struct holding it, say), so that adding the same instance again adds owners rather than a second entry,
+    /// as ``add(_:owner:)`` does for an observer that is itself the instance.
+    ///
+    /// `identity` should not be `owner`; for self-ownership use ``add(_:as:)``.
+    @inlinable
+    public func add(_ observer: Observer, identity: AnyObject?, owner: AnyObject) {
+        attach(observer, object: identity, ownership: .owned(WeakReference(owner)))
+    }
+
     /// Adds an observer owned by the returned token: it observes until the token is cancelled or deinitialized.
     @inlinable
     public func observe(_ observer: Observer) -> ObservationToken {

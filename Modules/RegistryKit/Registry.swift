@@ -94,6 +94,18 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
         }
     }
 
+    /// Every live instance, in no particular order (held strongly by the returned array).
+    public func allInstances() -> [Value] {
+        slots.withLock { slots in
+            slots.values.compactMap { slot in
+                switch slot {
+                case .strong(let value): value
+                case .weak(let reference): reference.value
+                }
+            }
+        }
+    }
+
     /// Demotes every instance not in use to a weak reference and forgets those that are gone; returns how many
     /// instances the registry stopped holding strongly.
     @discardableResult
