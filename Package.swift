@@ -20,6 +20,8 @@ let package = Package(
         .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
         .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),
         .library(name: "RegistryKit", targets: ["RegistryKit"]),
+        .library(name: "TransportKit", targets: ["TransportKit"]),
+        .library(name: "ResourceKit", targets: ["ResourceKit"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
@@ -40,6 +42,15 @@ let package = Package(
             dependencies: ["ConcurrencyHelpers", .product(name: "Logging", package: "swift-log")],
             path: "Modules/RegistryKit"
         ),
+        .target(name: "TransportKit", path: "Modules/TransportKit"),
+        .target(
+            name: "ResourceKit",
+            dependencies: [
+                "ConcurrencyHelpers", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/ResourceKit"
+        ),
 
         // MARK: Adapters (each heavy or third-party dependency in a target of its own)
         .target(
@@ -50,10 +61,13 @@ let package = Package(
 
         // MARK: Doubles, conformance suites and test helpers
         .target(
-            name: "TetherTesting", dependencies: ["OwnershipKit", "ConcurrencyHelpers"], path: "Modules/TetherTesting"),
+            name: "TetherTesting", dependencies: ["OwnershipKit", "TransportKit", "ConcurrencyHelpers"],
+            path: "Modules/TetherTesting"),
 
         // MARK: Umbrella
-        .target(name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit", "RegistryKit"], path: "Modules/Tether"),
+        .target(
+            name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit"],
+            path: "Modules/Tether"),
 
         // MARK: Sample
         .executableTarget(name: "tether-sample", dependencies: ["Tether"], path: "Samples/tether-sample"),
@@ -90,6 +104,16 @@ let package = Package(
             path: "Tests/RegistryKitTests"
         ),
         .testTarget(
+            name: "TransportKitTests",
+            dependencies: ["TransportKit", "TetherTesting", "ConcurrencyHelpers"],
+            path: "Tests/TransportKitTests"
+        ),
+        .testTarget(
+            name: "ResourceKitTests",
+            dependencies: ["ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "ConcurrencyHelpers"],
+            path: "Tests/ResourceKitTests"
+        ),
+        .testTarget(
             name: "TetherTestingTests",
             dependencies: ["OwnershipKit", "TetherTesting"],
             path: "Tests/TetherTestingTests"
@@ -103,11 +127,16 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"])
     )
-    for (suite, kit) in [("OwnershipBenchmarks", "OwnershipKit"), ("DeliveryBenchmarks", "DeliveryKit")] {
+    let suites: [(String, [Target.Dependency])] = [
+        ("OwnershipBenchmarks", ["OwnershipKit"]),
+        ("DeliveryBenchmarks", ["DeliveryKit"]),
+        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherTesting"]),
+    ]
+    for (suite, kits) in suites {
         package.targets.append(
             .executableTarget(
                 name: suite,
-                dependencies: [.target(name: kit), .product(name: "Benchmark", package: "benchmark")],
+                dependencies: kits + [.product(name: "Benchmark", package: "benchmark")],
                 path: "Benchmarks/\(suite)",
                 plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
             )

@@ -2,3 +2,6 @@
 @_exported public import OwnershipKit
 @_exported public import DeliveryKit
 @_exported public import RegistryKit
+
+@_exported public import TransportKit
+@_exported public import ResourceKit

@@ -1,0 +1,181 @@
+import ConcurrencyHelpers
+public import TransportKit
+
+/// How a request ended.
+public enum RequestOutcome: Sendable {
+    /// The server sent data, after the response pipeline.
+    case newData(Entity)
+    /// The server answered 304 Not Modified. For a load, the resource's data (its timestamp touched).
+    case notModified(Entity?)
+    /// The request failed or was cancelled.
+    case failure(ResourceError)
+
+    /// The entity of a success: new data, or the data a 304 confirmed.
+    public var entity: Entity? {
+        switch self {
+        case .newData(let entity): entity
+        case .notModified(let entity): entity
+        case .failure: nil
+        }
+    }
+
+    /// The entity of a success, or the error of a failure. A 304 with no entity (a plain request, not a load)
+    /// gives an entity with empty content.
+    public func get() throws(ResourceError) -> Entity {
+        switch self {
+        case .newData(let entity): return entity
+        case .notModified(let entity?): return entity
+        case .notModified(nil): return Entity(content: Data(), timestamp: Date())
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The error of a failure.
+    public var error: ResourceError? {
+        if case .failure(let error) = self { error } else { nil }
+    }
+}
+
+/// A request in flight, or done: cancel it, be told when it ends, or await its outcome.
+///
+/// ```swift
+/// resource.load()
+///     .onSuccess { entity in print(entity.content) }
+///     .onFailure { error in print(error) }
+/// let outcome = await resource.request(.post, json: draft).outcome
+/// ```
+///
+/// Callbacks run once, on the thread that completes the request (at once when added to a completed request).
+/// For a load, the resource's state is updated, and its observers told, before the request's callbacks run.
+public final class Request: Sendable, Hashable, CustomStringConvertible {
+    /// The method.
+    public let method: HTTPMethod
+    /// The URL, or the text that was not a valid URL.
+    public let url: String
+
+    struct State: Sendable {
+        /// Set when completion begins: the first outcome wins.
+        var isClaimed = false
+        /// Set when completion ends (after the resource has resolved it).
+        var outcome: RequestOutcome?
+        var callbacks: [@Sendable (RequestOutcome) -> Void] = []
+        var waiters: [CheckedContinuation<RequestOutcome, Never>] = []
+        var task: Task<Void, Never>?
+        var resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
+    }
+
+    let state = LockedValue(State())
+
+    init(method: HTTPMethod, url: String, resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?) {
+        self.method = method
+        self.url = url
+        state.withLock { $0.resolve = resolve }
+    }
+
+    /// Runs `work` in a task of its own and completes with what it returns (unless cancelled first).
+    func start(_ work: @escaping @Sendable () async -> RequestOutcome) {
+        state.withLock { state in
+            guard !state.isClaimed else { return }
+            state.task = Task { [self] in
+                let outcome = await work()
+                complete(with: outcome)
+            }
+        }
+    }
+
+    /// Completes the request, once: the first outcome wins. The resource's `resolve` runs first (and may refine the
+    /// outcome), then callbacks and waiters.
+    func complete(with outcome: RequestOutcome) {
+        let resolve = state.withLock { state -> (@Sendable (Request, RequestOutcome) -> RequestOutcome)?? in
+            guard !state.isClaimed else { return nil }
+            state.isClaimed = true
+            return .some(state.resolve.take())
+        }
+        guard let resolve else { return }
+        let final = resolve.map { $0(self, outcome) } ?? outcome
+        let (callbacks, waiters) = state.withLock { state in
+            state.outcome = final
+            state.task = nil
+            let taken = (state.callbacks, state.waiters)
+            state.callbacks = []
+            state.waiters = []
+            return taken
+        }
+        for callback in callbacks { callback(final) }
+        for waiter in waiters { waiter.resume(returning: final) }
+    }
+
+    /// Cancels the request: it completes at once with a ``ResourceError/Kind-swift.enum/cancelled`` failure, its
+    /// exchange is cancelled, and its response, should one still arrive, is ignored. Does nothing once completed.
+    public func cancel() {
+        let task = state.withLock { $0.isClaimed ? nil : $0.task }
+        let error = ResourceError(
+            .cancelled, message: "the request was cancelled", method: method, url: url, timestamp: Date())
+        complete(with: .failure(error))
+        task?.cancel()
+    }
+
+    /// Whether the request has completed (succeeded, failed or been cancelled).
+    public var isCompleted: Bool {
+        state.withLock { $0.outcome != nil }
+    }
+
+    /// The outcome, once the request has completed.
+    public var completedOutcome: RequestOutcome? {
+        state.withLock { $0.outcome }
+    }
+
+    /// Waits for the request to complete and returns how it ended. Waiting does not cancel anything: to end the
+    /// request sooner, call ``cancel()`` (which completes it at once).
+    public var outcome: RequestOutcome {
+        get async {
+            await withCheckedContinuation { continuation in
+                let done = state.withLock { state -> RequestOutcome? in
+                    if let outcome = state.outcome { return outcome }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let done { continuation.resume(returning: done) }
+            }
+        }
+    }
+
+    /// Calls `callback` with the outcome when the request completes (at once if it has).
+    @discardableResult
+    public func onCompletion(_ callback: @escaping @Sendable (RequestOutcome) -> Void) -> Request {
+        let done = state.withLock { state -> RequestOutcome? in
+            if let outcome = state.outcome { return outcome }
+            state.callbacks.append(callback)
+            return nil
+        }
+        if let done { callback(done) }
+        return self
+    }
+
+    /// Calls `callback` with the entity when the request succeeds (new data, or data a 304 confirmed).
+    @discardableResult
+    public func onSuccess(_ callback: @escaping @Sendable (Entity) -> Void) -> Request {
+        onCompletion { outcome in
+            if let entity = outcome.entity { callback(entity) }
+        }
+    }
+
+    /// Calls `callback` with the error when the request fails (including cancellation).
+    @discardableResult
+    public func onFailure(_ callback: @escaping @Sendable (ResourceError) -> Void) -> Request {
+        onCompletion { outcome in
+            if let error = outcome.error { callback(error) }
+        }
+    }
+
+    /// Identity.
+    public static func == (lhs: Request, rhs: Request) -> Bool { lhs === rhs }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    /// `METHOD url`.
+    public var description: String { "\(method) \(url)" }
+}

@@ -1,0 +1,225 @@
+import ConcurrencyHelpers
+import Logging
+import Synchronization
+import TransportKit
+
+extension Resource {
+    /// Loads the resource if it needs it: returns the load already in flight (so a hundred callers cause one
+    /// request), nothing when the data is up to date (see ``isUpToDate``), and otherwise starts a load.
+    @discardableResult
+    public func loadIfNeeded() -> Request? {
+        // The fast path: one lock, no allocation.
+        let generation = service.configurationGeneration.load(ordering: .acquiring)
+        let now = service.timeSource.now
+        let fast = state.withLock { state -> Request?? in
+            if let load = state.load { return .some(load.request) }
+            guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else { return nil }
+            return state.isUpToDate(now: now, configuration: configuration) ? .some(nil) : nil
+        }
+        if let fast {
+            service.logging.staleness.trace(
+                fast == nil ? "up to date: not loading" : "load in flight: joining it",
+                metadata: ["url": "\(urlString)"])
+            return fast
+        }
+        return startLoad(onlyIfNeeded: true)
+    }
+
+    /// Loads the resource now, whatever its state. A load already in flight is superseded: its outcome no longer
+    /// touches the resource. The returned request completes after the resource's state and observers are updated.
+    @discardableResult
+    public func load() -> Request {
+        // Never nil: only `onlyIfNeeded` loads decline.
+        startLoad(onlyIfNeeded: false) ?? Request(method: .get, url: urlString, resolve: nil)
+    }
+
+    /// Makes the data stale: the next ``loadIfNeeded()`` loads, and a load in flight now brings data that is
+    /// already stale. Sends no event.
+    public func invalidate() {
+        state.withLock { state in
+            state.invalidated = true
+            state.invalidations &+= 1
+        }
+        service.logging.staleness.debug("invalidated", metadata: ["url": "\(urlString)"])
+    }
+
+    /// Returns the resource to its freshly created state: cancels every request (their outcomes never touch the
+    /// resource afterwards), clears data, error and invalidation, and sends ``ResourceEvent/newData(_:)`` with
+    /// ``NewDataSource/wipe``. Observers stay.
+    public func wipe() {
+        let (requests, released) = state.withLock { state -> ([Request], (Entity?, ResourceError?)) in
+            let requests = state.requests.values.map(\.request)
+            state.requests.removeAll()
+            state.load = nil
+            let released = (state.latestData.take(), state.latestError.take())
+            state.invalidated = false
+            state.invalidations &+= 1
+            state.events.append(.newData(.wipe))
+            return (requests, released)
+        }
+        withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
+        service.logging.stateChanges.debug(
+            "wiped", metadata: ["url": "\(urlString)", "cancelledRequests": "\(requests.count)"])
+        deliverEvents()
+        for request in requests { request.cancel() }
+    }
+
+    /// Replaces the data without touching the network: clears the error and sends ``ResourceEvent/newData(_:)``
+    /// with ``NewDataSource/localOverride``. Loads in flight carry on (and replace it when they succeed); the data
+    /// counts as up to date from its timestamp, so call ``invalidate()`` too if the server should be asked again.
+    public func overrideLocalData(with entity: Entity) {
+        let released = state.withLock { state -> (Entity?, ResourceError?) in
+            let released = (state.latestData, state.latestError.take())
+            state.latestData = entity
+            state.events.append(.newData(.localOverride))
+            return released
+        }
+        withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
+        service.logging.stateChanges.debug("local override", metadata: ["url": "\(urlString)"])
+        deliverEvents()
+    }
+
+    /// Replaces the content of the data (keeping its headers; a new entity when there is none) with `content`,
+    /// timestamped now (see ``overrideLocalData(with:)``).
+    public func overrideLocalContent(with content: any Sendable) {
+        var entity = latestData ?? Entity(content: content, timestamp: service.timeSource.now)
+        entity.content = content
+        entity.timestamp = service.timeSource.now
+        overrideLocalData(with: entity)
+    }
+
+    /// After `delay` (at once when zero), cancels the resource's loads if it has no observers then; then calls
+    /// `completion`. For a view that goes away before its data arrives: nobody is left to want the response.
+    public func cancelLoadIfUnobserved(afterDelay delay: Duration = .zero, then completion: (@Sendable () -> Void)? = nil) {
+        guard delay > .zero else {
+            cancelLoadsIfUnobserved()
+            completion?()
+            return
+        }
+        let timeSource = service.timeSource
+        Task { [self] in
+            try? await timeSource.sleep(for: delay)
+            cancelLoadsIfUnobserved()
+            completion?()
+        }
+    }
+
+    private func cancelLoadsIfUnobserved() {
+        guard !hasObservers else { return }
+        let loads = state.withLock { $0.requests.values.filter(\.isLoad).map(\.request) }
+        if !loads.isEmpty {
+            service.logging.network.debug(
+                "cancelling loads: no observers", metadata: ["url": "\(urlString)", "loads": "\(loads.count)"])
+        }
+        for load in loads { load.cancel() }
+    }
+
+    // MARK: The mechanism
+
+    /// Starts a load, deciding under the lock, so that concurrent callers agree: with `onlyIfNeeded`, returns the
+    /// load in flight, or nil when up to date, instead of starting one.
+    func startLoad(onlyIfNeeded: Bool) -> Request? {
+        let configuration = configuration(for: .get)
+        let now = service.timeSource.now
+        let request = Request(method: .get, url: urlString) { [self] request, outcome in
+            resolveLoad(request, outcome)
+        }
+        var transportRequest = url.map {
+            TransportRequest(method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout)
+        }
+        let existing = state.withLock { state -> Request?? in
+            if onlyIfNeeded {
+                if let load = state.load { return .some(load.request) }
+                if state.isUpToDate(now: now, configuration: configuration) { return .some(nil) }
+            }
+            if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }
+            state.load = ResourceState.Load(request: request, invalidations: state.invalidations)
+            state.requests[ObjectIdentifier(request)] = (request, true)
+            state.events.append(.requested)
+            return nil
+        }
+        if let existing { return existing }
+        service.logging.staleness.debug(
+            onlyIfNeeded ? "not up to date: loading" : "loading", metadata: ["url": "\(urlString)"])
+        deliverEvents()
+        guard var transportRequest else {
+            request.complete(with: .failure(invalidURLError(method: .get)))
+            return request
+        }
+        for mutation in configuration.requestMutations { mutation(&transportRequest) }
+        let pipeline = configuration.pipeline
+        request.start { [self, transportRequest] in await exchange(transportRequest, pipeline: pipeline) }
+        return request
+    }
+
+    /// Applies a load's outcome to the state — unless the load was superseded or wiped — and posts its event.
+    /// Returns the outcome as the request reports it (a 304 carries the data it confirmed).
+    func resolveLoad(_ request: Request, _ outcome: RequestOutcome) -> RequestOutcome {
+        let now = service.timeSource.now
+        var released: (Entity?, ResourceError?) = (nil, nil)
+        let resolved = state.withLock { state -> RequestOutcome in
+            state.requests[ObjectIdentifier(request)] = nil
+            guard let load = state.load, load.request === request else { return outcome }  // superseded or wiped
+            state.load = nil
+            let current = load.invalidations == state.invalidations
+            switch outcome {
+            case .newData(let entity):
+                released = (state.latestData, state.latestError.take())
+                state.latestData = entity
+                if current { state.invalidated = false }
+                state.events.append(.newData(.network))
+                return outcome
+            case .notModified:
+                guard var data = state.latestData else {
+                    let error = ResourceError(
+                        .notModifiedWithoutData,
+                        message: "the server answered 304 Not Modified, but there is no data to keep",
+                        method: request.method, url: request.url, timestamp: now)
+                    released.1 = state.latestError
+                    state.latestError = error
+                    if current { state.invalidated = false }
+                    state.events.append(.error)
+                    return .failure(error)
+                }
+                data.timestamp = now
+                state.latestData = data
+                released.1 = state.latestError.take()
+                if current { state.invalidated = false }
+                state.events.append(.notModified)
+                return .notModified(data)
+            case .failure(let error):
+                if error.isCancellation {
+                    state.events.append(.requestCancelled)
+                } else {
+                    released.1 = state.latestError
+                    state.latestError = error
+                    if current { state.invalidated = false }
+                    state.events.append(.error)
+                }
+                return outcome
+            }
+        }
+        withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
+        logOutcome(resolved)
+        deliverEvents()
+        return resolved
+    }
+
+    private func logOutcome(_ outcome: RequestOutcome) {
+        let logging = service.logging
+        switch outcome {
+        case .newData: logging.stateChanges.debug("new data from the network", metadata: ["url": "\(urlString)"])
+        case .notModified: logging.stateChanges.debug("not modified", metadata: ["url": "\(urlString)"])
+        case .failure(let error) where error.isCancellation:
+            logging.network.debug("load cancelled", metadata: ["url": "\(urlString)"])
+        case .failure(let error):
+            logging.stateChanges.warning("load failed", metadata: ["url": "\(urlString)", "error": "\(error.message)"])
+        }
+    }
+
+    func invalidURLError(method: HTTPMethod) -> ResourceError {
+        ResourceError(
+            .invalidURL, message: invalid?.problem ?? "the resource has no valid URL", method: method,
+            url: urlString, timestamp: service.timeSource.now)
+    }
+}

@@ -1,0 +1,109 @@
+import ConcurrencyHelpers
+import Logging
+public import DeliveryKit
+public import OwnershipKit
+
+extension Resource {
+    /// Adds `observer`, owned by itself: held weakly, it observes until it is deallocated or removed with
+    /// `removeObservers(ownedBy: observer)`. Adding it again adds no second entry (and keeps its first policy).
+    ///
+    /// - Parameter delivery: How events reach it; by default, directly, in the context that changed the resource.
+    ///   With a policy (for example `.deliverOn(.serialQueue())`), events coalesce while the observer is busy.
+    /// - Returns: The resource, so calls chain.
+    @discardableResult
+    public func addObserver<Observer: ResourceObserver & AnyObject>(
+        _ observer: Observer, delivery: (any DeliveryPolicy)? = nil
+    ) -> Resource {
+        let link = ResourceLink(self)
+        if let delivery {
+            let flag = StopFlag()
+            let lane = ObserverSink.lane(policy: delivery, flag: flag) { [weak observer] in observer }
+            observers.add(observer, as: { _ in ObserverSink(link: link, target: .lane(lane, flag)) })
+        } else {
+            observers.add(observer, as: { ObserverSink(link: link, target: .direct($0)) })
+        }
+        logAdded(observer)
+        return self
+    }
+
+    /// Adds `observer`, owned by `owner`: held strongly, it observes until every owner is deallocated or removed.
+    /// Adding the same class instance again adds an owner, not a second entry. Passing the observer as its own owner
+    /// is the same as ``addObserver(_:delivery:)``.
+    @discardableResult
+    public func addObserver(
+        _ observer: any ResourceObserver, owner: AnyObject, delivery: (any DeliveryPolicy)? = nil
+    ) -> Resource {
+        let identity: AnyObject? = type(of: observer as Any) is AnyClass ? observer as AnyObject : nil
+        if let identity, identity === owner {
+            let link = ResourceLink(self)
+            observers.add(identity) { object in
+                ObserverSink(link: link, target: (object as? any ResourceObserver).map { .direct($0) } ?? .none)
+            }
+        } else {
+            observers.add(makeSink(observer, delivery: delivery), identity: identity, owner: owner)
+        }
+        logAdded(observer)
+        return self
+    }
+
+    /// Adds `closure` as an observer owned by `owner`: it observes until every owner is deallocated or removed.
+    ///
+    /// The closure is given the resource: use that rather than capturing it, which would keep the resource alive
+    /// until its observers are swept.
+    @discardableResult
+    public func addObserver(
+        owner: AnyObject, delivery: (any DeliveryPolicy)? = nil,
+        closure: @escaping @Sendable (Resource, ResourceEvent) -> Void
+    ) -> Resource {
+        addObserver(ClosureObserver(closure: closure, onStop: nil), owner: owner, delivery: delivery)
+    }
+
+    /// Adds `observer`, owned by the returned token: it observes until the token is cancelled or deallocated.
+    public func observe(
+        _ observer: any ResourceObserver, delivery: (any DeliveryPolicy)? = nil
+    ) -> ObservationToken {
+        logAdded(observer)
+        return observers.observe(makeSink(observer, delivery: delivery))
+    }
+
+    /// Adds `closure` as an observer owned by the returned token: it observes until the token is cancelled or
+    /// deallocated.
+    public func observe(
+        delivery: (any DeliveryPolicy)? = nil, closure: @escaping @Sendable (Resource, ResourceEvent) -> Void
+    ) -> ObservationToken {
+        observe(ClosureObserver(closure: closure, onStop: nil), delivery: delivery)
+    }
+
+    /// Removes `owner` from every observer it owns; those left with no owner stop observing (and are told so). When
+    /// this returns, they receive nothing further. Passing an observer removes its self-ownership.
+    @discardableResult
+    public func removeObservers(ownedBy owner: AnyObject?) -> Resource {
+        observers.removeObservers(ownedBy: owner)
+        service.logging.observers.debug(
+            "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
+        return self
+    }
+
+    /// Whether any observer's owners are alive. A resource with observers is never evicted from its service's cache.
+    public var hasObservers: Bool {
+        observers.hasObservers
+    }
+
+    /// How many observers have live owners.
+    public var observerCount: Int {
+        observers.observerCount
+    }
+
+    func makeSink(_ observer: any ResourceObserver, delivery: (any DeliveryPolicy)?) -> ObserverSink {
+        let link = ResourceLink(self)
+        guard let delivery else { return ObserverSink(link: link, target: .direct(observer)) }
+        let flag = StopFlag()
+        return ObserverSink(
+            link: link, target: .lane(ObserverSink.lane(policy: delivery, flag: flag) { observer }, flag))
+    }
+
+    private func logAdded(_ observer: any ResourceObserver) {
+        service.logging.observers.debug(
+            "observer added", metadata: ["url": "\(urlString)", "observer": "\(type(of: observer))"])
+    }
+}

@@ -1,0 +1,155 @@
+import ConcurrencyHelpers
+import Logging
+public import TransportKit
+
+extension Resource {
+    /// Sends a request with `method` and `body` to this resource's URL, configured for `method` (headers, request
+    /// mutations, pipeline), without changing the resource's state or notifying its observers.
+    ///
+    /// ```swift
+    /// resource.request(.post, json: newItem).onSuccess { _ in resource.load() }
+    /// ```
+    ///
+    /// ``wipe()`` cancels it; ``isRequesting`` counts it.
+    @discardableResult
+    public func request(
+        _ method: HTTPMethod, body: Data? = nil, contentType: String? = nil, headers: HTTPHeaders = [:]
+    ) -> Request {
+        let configuration = configuration(for: method)
+        let request = Request(method: method, url: urlString) { [self] request, outcome in
+            state.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(request)) }
+            return outcome
+        }
+        guard let url else {
+            request.complete(with: .failure(invalidURLError(method: method)))
+            return request
+        }
+        var transportRequest = TransportRequest(
+            method: method, url: url, headers: configuration.headers, body: body, timeout: configuration.timeout)
+        transportRequest.headers.merge(headers)
+        if let contentType { transportRequest.headers["Content-Type"] = contentType }
+        for mutation in configuration.requestMutations { mutation(&transportRequest) }
+        state.withLock { $0.requests[ObjectIdentifier(request)] = (request, false) }
+        let pipeline = configuration.pipeline
+        request.start { [self, transportRequest] in await exchange(transportRequest, pipeline: pipeline) }
+        return request
+    }
+
+    /// Sends `text` as a `text/plain; charset=utf-8` body (see ``request(_:body:contentType:headers:)``).
+    @discardableResult
+    public func request(_ method: HTTPMethod, text: String, headers: HTTPHeaders = [:]) -> Request {
+        request(method, body: Data(text.utf8), contentType: "text/plain; charset=utf-8", headers: headers)
+    }
+
+    /// Sends `json` encoded by `encoder` as an `application/json` body (see
+    /// ``request(_:body:contentType:headers:)``). A value that does not encode fails the request without sending.
+    @discardableResult
+    public func request<Body: Encodable>(
+        _ method: HTTPMethod, json: Body, encoder: JSONEncoder = JSONEncoder(), headers: HTTPHeaders = [:]
+    ) -> Request {
+        do {
+            let body = try encoder.encode(json)
+            return request(method, body: body, contentType: "application/json", headers: headers)
+        } catch {
+            let request = Request(method: method, url: urlString, resolve: nil)
+            request.complete(
+                with: .failure(
+                    ResourceError(
+                        .invalidRequestBody, message: "the \(Body.self) body does not encode as JSON: \(error)",
+                        method: method, url: urlString, timestamp: service.timeSource.now, cause: error)))
+            return request
+        }
+    }
+
+    /// Sends `request`, and turns what comes back into an outcome: a 304, new data through `pipeline`, or a failure
+    /// naming the request.
+    func exchange(_ request: TransportRequest, pipeline: Pipeline) async -> RequestOutcome {
+        let logging = service.logging
+        logging.network.debug("→ \(request.method) \(request.url.absoluteString)")
+        let response: TransportResponse
+        do {
+            response = try await service.transport.send(request)
+        } catch {
+            let failure = transportFailure(error, request: request)
+            if !failure.isCancellation {
+                logging.network.warning(
+                    "request failed", metadata: ["request": "\(request)", "error": "\(failure.message)"])
+            }
+            return .failure(failure)
+        }
+        logging.network.debug(
+            "← \(response.status) \(request.method) \(request.url.absoluteString)",
+            metadata: ["bytes": "\(response.body.count)"])
+        let now = service.timeSource.now
+        if response.status == 304 { return .notModified(nil) }
+        let entity = Entity(content: response.body, headers: response.headers, timestamp: now)
+        guard response.isSuccess else {
+            var errorEntity = entity
+            if let text = try? TextTransformer.decode(response.body, charset: entity.charset) {
+                errorEntity.content = text
+            }
+            return .failure(
+                ResourceError(
+                    .httpStatus(response.status), message: HTTPStatus.message(for: response.status),
+                    method: request.method, url: request.url.absoluteString, entity: errorEntity, timestamp: now))
+        }
+        switch pipeline.process(entity) {
+        case .success(let entity):
+            return .newData(entity)
+        case .failure(let failure):
+            return .failure(
+                ResourceError(
+                    .transformFailed(failure.stage), message: "the \(failure.stage) stage failed: \(failure.error)",
+                    method: request.method, url: request.url.absoluteString, timestamp: now, cause: failure.error))
+        }
+    }
+
+    private func transportFailure(_ error: any Error, request: TransportRequest) -> ResourceError {
+        let now = service.timeSource.now
+        let url = request.url.absoluteString
+        switch error {
+        case let error as TransportError where error.kind == .cancelled:
+            return ResourceError(
+                .cancelled, message: "the request was cancelled", method: request.method, url: url, timestamp: now,
+                cause: error)
+        case let error as TransportError:
+            return ResourceError(
+                .transport(error.kind), message: error.message, method: request.method, url: url, timestamp: now,
+                cause: error)
+        case is CancellationError:
+            return ResourceError(
+                .cancelled, message: "the request was cancelled", method: request.method, url: url, timestamp: now,
+                cause: error)
+        default:
+            return ResourceError(
+                .transport(.other), message: "\(error)", method: request.method, url: url, timestamp: now,
+                cause: error)
+        }
+    }
+}
+
+/// Messages for HTTP statuses.
+enum HTTPStatus {
+    static func message(for status: Int) -> String {
+        let reason: String? =
+            switch status {
+            case 400: "Bad Request"
+            case 401: "Unauthorized"
+            case 403: "Forbidden"
+            case 404: "Not Found"
+            case 405: "Method Not Allowed"
+            case 408: "Request Timeout"
+            case 409: "Conflict"
+            case 410: "Gone"
+            case 412: "Precondition Failed"
+            case 422: "Unprocessable Content"
+            case 429: "Too Many Requests"
+            case 500: "Internal Server Error"
+            case 502: "Bad Gateway"
+            case 503: "Service Unavailable"
+            case 504: "Gateway Timeout"
+            default: nil
+            }
+        return "HTTP \(status)" + (reason.map { " (\($0))" } ?? "")
+    }
+}

@@ -1,0 +1,144 @@
+import Logging
+import ConcurrencyHelpers
+import Synchronization
+import OwnershipKit
+public import TransportKit
+
+/// The state of one remote resource — its latest data, its latest error, whether it is loading — and the observers
+/// that follow it. Get one from ``Service/resource(_:)``: a service hands out at most one per URL.
+///
+/// ```swift
+/// let items = service.resource("/items")
+/// items.addObserver(owner: self) { resource, event in
+///     show(resource.typedContent(as: JSONValue.self), loading: resource.isLoading, error: resource.latestError)
+/// }
+/// items.loadIfNeeded()
+/// ```
+///
+/// Every method may be called from any thread or task. Observers see a resource's events one at a time, in the
+/// order its state changed, never re-entrantly. A resource is retained by its service while it has observers;
+/// when it has none and nobody else references it, it is eligible for deallocation at the service's next flush.
+public final class Resource: Sendable, Hashable, CustomStringConvertible {
+    /// The service that made this resource, and which it keeps alive.
+    public let service: Service
+    /// The resource's URL; nil when the input did not make a valid one (its loads fail saying why).
+    public let url: URL?
+
+    /// The service's cache key.
+    let key: String
+    let invalid: InvalidAddress?
+    let observers: ObserverTable<ObserverSink, ResourceEvent>
+    let state = LockedValue(ResourceState())
+
+    init(service: Service, key: String, url: URL?, invalid: InvalidAddress?) {
+        self.service = service
+        self.key = key
+        self.url = url
+        self.invalid = invalid
+        observers = ObserverTable { sink, notice in sink.deliver(notice) }
+    }
+
+    /// The URL as a string, or the text that was not a valid URL.
+    public var urlString: String {
+        url?.absoluteString ?? invalid?.text ?? key
+    }
+
+    /// `Resource(url)`.
+    public var description: String {
+        "Resource(\(urlString))"
+    }
+
+    /// Identity: a service never has two resources for one URL.
+    public static func == (lhs: Resource, rhs: Resource) -> Bool { lhs === rhs }
+
+    /// Hashes the identity.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(self))
+    }
+
+    // MARK: State
+
+    /// The latest valid data: kept through errors, replaced by new data, cleared only by ``wipe()``.
+    public var latestData: Entity? {
+        state.withLock { $0.latestData }
+    }
+
+    /// The error of the latest load, cleared by the next success.
+    public var latestError: ResourceError? {
+        state.withLock { $0.latestError }
+    }
+
+    /// Whether a load is in flight. It is already true when ``ResourceEvent/requested`` arrives, and already false
+    /// when the load's outcome event arrives.
+    public var isLoading: Bool {
+        state.withLock { $0.load != nil }
+    }
+
+    /// Whether any request is in flight: loads, and those made with ``request(_:body:contentType:headers:)``.
+    public var isRequesting: Bool {
+        state.withLock { !$0.requests.isEmpty }
+    }
+
+    /// Whether ``loadIfNeeded()`` would do nothing now: not invalidated, and the newer of the data and the error is
+    /// no older than the expiration time (the retry time, after an error).
+    public var isUpToDate: Bool {
+        let configuration = configuration(for: .get)
+        let now = service.timeSource.now
+        return state.withLock { $0.isUpToDate(now: now, configuration: configuration) }
+    }
+
+    /// The content of the latest data as `T`, or nil when there is no data or it is something else.
+    public func typedContent<T>(as type: T.Type = T.self) -> T? {
+        latestData?.typedContent(as: type)
+    }
+
+    /// The content of the latest data as `T`, or `ifNone`.
+    public func typedContent<T>(ifNone: @autoclosure () -> T) -> T {
+        latestData?.typedContent(as: T.self) ?? ifNone()
+    }
+
+    /// The content as text: a `String` content, or "" otherwise.
+    public var text: String {
+        typedContent(ifNone: "")
+    }
+
+    /// The content as JSON: a ``JSONValue`` content, or nil otherwise.
+    public var json: JSONValue? {
+        typedContent(as: JSONValue.self)
+    }
+
+    /// The configuration for `method` requests, computed once per configuration change.
+    public func configuration(for method: HTTPMethod = .get) -> ResourceConfiguration {
+        let generation = service.configurationGeneration.load(ordering: .acquiring)
+        if let cached = state.withLock({ $0.cachedConfiguration(for: method, generation: generation) }) {
+            return cached
+        }
+        let configuration = service.computeConfiguration(for: url, method: method)
+        state.withLock { $0.cache(configuration, for: method, generation: generation) }
+        return configuration
+    }
+
+    // MARK: Events
+
+    /// Hands posted events to the observer table, one at a time and in order; the thread that finds none being
+    /// handed over does it, the others leave theirs to it.
+    func deliverEvents() {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.isDelivering, !state.events.isEmpty else { return false }
+            state.isDelivering = true
+            return true
+        }
+        guard claimed else { return }
+        while let event = state.withLock({ state -> ResourceEvent? in
+            guard !state.events.isEmpty else {
+                state.isDelivering = false
+                return nil
+            }
+            return state.events.removeFirst()
+        }) {
+            service.logging.stateChanges.trace(
+                "event", metadata: ["url": "\(urlString)", "event": "\(event)"])
+            observers.notify(event)
+        }
+    }
+}

@@ -1,0 +1,38 @@
+public import TransportKit
+
+/// How a resource loads and keeps its data. A ``Service`` makes one per resource and method by applying its
+/// matching ``Service/configure(_:requestMethods:description:_:)`` rules, in order, to the defaults.
+public struct ResourceConfiguration: Sendable {
+    /// How long data stays up to date: ``Resource/loadIfNeeded()`` does not reload before. Default 30 seconds.
+    public var expirationTime: Duration = .seconds(30)
+    /// How long after an error ``Resource/loadIfNeeded()`` waits before trying again. Default 1 second.
+    public var retryTime: Duration = .seconds(1)
+    /// How long a request may take. Default 60 seconds.
+    public var timeout: Duration = .seconds(60)
+    /// Header fields added to every request.
+    public var headers: HTTPHeaders = [:]
+    /// Changes made to every request just before it is sent, in order.
+    public var requestMutations: [@Sendable (inout TransportRequest) -> Void] = []
+    /// What a successful response's body becomes.
+    public var pipeline = Pipeline()
+
+    /// Makes the defaults.
+    public init() {}
+
+    /// Adds a change made to every request just before it is sent (after ``headers`` are applied).
+    public mutating func mutateRequests(_ mutation: @escaping @Sendable (inout TransportRequest) -> Void) {
+        requestMutations.append(mutation)
+    }
+}
+
+/// One `configure` call: which resources and methods it is for, and what it does.
+struct ConfigurationRule: Sendable {
+    let pattern: CompiledPattern
+    let methods: Set<HTTPMethod>?
+    let description: String
+    let configurer: @Sendable (inout ResourceConfiguration) -> Void
+
+    func applies(to url: URL, withoutQuery: String, method: HTTPMethod) -> Bool {
+        (methods?.contains(method) ?? true) && pattern.matches(url, withoutQuery: withoutQuery)
+    }
+}

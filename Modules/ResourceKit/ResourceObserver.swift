@@ -1,0 +1,111 @@
+import DeliveryKit
+import OwnershipKit
+import Synchronization
+
+/// Something that follows a resource: told of each ``ResourceEvent``, and once when it stops observing.
+///
+/// ```swift
+/// final class ItemsScreen: ResourceObserver {
+///     func resourceChanged(_ resource: Resource, event: ResourceEvent) { render(resource.latestData) }
+/// }
+/// items.addObserver(screen)   // held weakly: observes until `screen` is deallocated
+/// ```
+public protocol ResourceObserver: Sendable {
+    /// The resource changed (or, with ``ResourceEvent/observerAdded``, this observer was just added).
+    func resourceChanged(_ resource: Resource, event: ResourceEvent)
+
+    /// The observer was removed or its owners are gone: it receives nothing further. Not sent to a self-owned
+    /// observer that was itself deallocated.
+    func stoppedObserving(resource: Resource)
+}
+
+extension ResourceObserver {
+    /// Does nothing.
+    public func stoppedObserving(resource: Resource) {}
+}
+
+/// The closure flavour of observer.
+struct ClosureObserver: ResourceObserver {
+    let closure: @Sendable (Resource, ResourceEvent) -> Void
+    let onStop: (@Sendable (Resource) -> Void)?
+
+    func resourceChanged(_ resource: Resource, event: ResourceEvent) {
+        closure(resource, event)
+    }
+
+    func stoppedObserving(resource: Resource) {
+        onStop?(resource)
+    }
+}
+
+/// A weak reference to a resource, shared by the sinks of one observer (the table belongs to the resource, so the
+/// sinks must not hold it).
+final class ResourceLink: Sendable {
+    weak let resource: Resource?
+
+    init(_ resource: Resource) {
+        self.resource = resource
+    }
+}
+
+/// Tells an observer set once, when it stops, so that a lane drops what it would still hand over.
+final class StopFlag: Sendable {
+    let stopped = Atomic<Bool>(false)
+}
+
+/// What a lane carries to an observer.
+enum LaneItem: Sendable {
+    case event(Resource, ResourceEvent)
+    case stopped(Resource)
+}
+
+/// What the observer table holds for one observer: a direct call, or a delivery lane.
+struct ObserverSink: Sendable {
+    enum Target: Sendable {
+        case direct(any ResourceObserver)
+        case lane(DeliveryLane<LaneItem>, StopFlag)
+        /// A self-owned observer that could not be projected (never expected).
+        case none
+    }
+
+    let link: ResourceLink
+    let target: Target
+
+    func deliver(_ notice: ObserverNotice<ResourceEvent>) {
+        guard let resource = link.resource else { return }
+        switch (target, notice) {
+        case (.direct(let observer), .added):
+            observer.resourceChanged(resource, event: .observerAdded)
+        case (.direct(let observer), .event(let event)):
+            observer.resourceChanged(resource, event: event)
+        case (.direct(let observer), .stopped):
+            observer.stoppedObserving(resource: resource)
+        case (.lane(let lane, _), .added):
+            lane.submit(.event(resource, .observerAdded))
+        case (.lane(let lane, _), .event(let event)):
+            lane.submit(.event(resource, event))
+        case (.lane(let lane, let flag), .stopped):
+            flag.stopped.store(true, ordering: .releasing)
+            lane.submit(.stopped(resource))
+        case (.none, _):
+            break
+        }
+    }
+
+    /// A lane under `policy` that calls `observer`, dropping events once stopped (the stop itself coalesces over a
+    /// waiting event, and nothing follows it).
+    static func lane(
+        policy: any DeliveryPolicy, flag: StopFlag, observer: @escaping @Sendable () -> (any ResourceObserver)?
+    ) -> DeliveryLane<LaneItem> {
+        policy.makeLane { (delivery: Delivery<LaneItem>) in
+            guard let observer = observer() else { return }
+            switch delivery.payload {
+            case .event(let resource, let event):
+                guard !flag.stopped.load(ordering: .acquiring) else { return }
+                observer.resourceChanged(resource, event: event)
+            case .stopped(let resource):
+                observer.stoppedObserving(resource: resource)
+            }
+        }
+    }
+}

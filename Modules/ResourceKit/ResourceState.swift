@@ -1,0 +1,58 @@
+import TransportKit
+
+/// A resource's mutable state, behind its lock.
+struct ResourceState: Sendable {
+    /// A load in flight: the one whose outcome will update the state.
+    struct Load: Sendable {
+        let request: Request
+        /// ``ResourceState/invalidations`` when the load began: an invalidation since makes its data stale at once.
+        let invalidations: UInt64
+    }
+
+    /// A configuration, and the service's configuration generation it was computed for.
+    struct Cached: Sendable {
+        let generation: UInt64
+        let configuration: ResourceConfiguration
+    }
+
+    var latestData: Entity?
+    var latestError: ResourceError?
+    var invalidated = false
+    var invalidations: UInt64 = 0
+    var load: Load?
+    /// Every request in flight (loads, superseded loads, and `request(…)`s), and whether it is a load.
+    var requests: [ObjectIdentifier: (request: Request, isLoad: Bool)] = [:]
+    /// Events posted and not yet handed to the observer table, in order.
+    var events: [ResourceEvent] = []
+    /// Whether a thread is handing events to the observer table.
+    var isDelivering = false
+    /// The configuration for GET (loads), kept apart from other methods' for the `loadIfNeeded` fast path.
+    var getConfiguration: Cached?
+    var otherConfigurations: [HTTPMethod: Cached] = [:]
+
+    func cachedConfiguration(for method: HTTPMethod, generation: UInt64) -> ResourceConfiguration? {
+        let cached = method == .get ? getConfiguration : otherConfigurations[method]
+        guard let cached, cached.generation == generation else { return nil }
+        return cached.configuration
+    }
+
+    mutating func cache(_ configuration: ResourceConfiguration, for method: HTTPMethod, generation: UInt64) {
+        let cached = Cached(generation: generation, configuration: configuration)
+        if method == .get { getConfiguration = cached } else { otherConfigurations[method] = cached }
+    }
+
+    /// Siesta's rule: up to date unless invalidated, when the newer of the data and the error is no older than the
+    /// expiration time (with no error) or the retry time (with one).
+    func isUpToDate(now: Date, configuration: ResourceConfiguration) -> Bool {
+        guard !invalidated else { return false }
+        let timestamp: Date
+        switch (latestData?.timestamp, latestError?.timestamp) {
+        case (nil, nil): return false
+        case (let data?, nil): timestamp = data
+        case (nil, let error?): timestamp = error
+        case (let data?, let error?): timestamp = max(data, error)
+        }
+        let maxAge = latestError == nil ? configuration.expirationTime : configuration.retryTime
+        return now.timeIntervalSince(timestamp) <= maxAge.timeInterval
+    }
+}

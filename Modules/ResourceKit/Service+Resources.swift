@@ -1,0 +1,89 @@
+import RegistryKit
+import ConcurrencyHelpers
+import Logging
+public import TransportKit
+
+extension Service {
+    /// The resource at `path` below the base URL: one instance per URL, from any thread.
+    ///
+    /// The path is always appended to the base URL, whether or not it begins with `/`: it never changes the host
+    /// and never leaves the base path. Characters a path cannot hold are percent-encoded (so `?` and `#` stay in the
+    /// path; use ``Resource/withParam(_:_:)`` for a query), and a `.` or `..` segment makes the resource invalid.
+    /// An invalid resource is still a resource: its loads fail with a ``ResourceError`` saying what was wrong.
+    ///
+    /// ```swift
+    /// service.resource("/items/42")   // https://api.example.com/v1/items/42
+    /// service.resource("items/42")    // the same resource
+    /// ```
+    public func resource(_ path: String) -> Resource {
+        guard let base else {
+            return invalidResource(text: path, problem: baseProblem ?? "the service has no base URL")
+        }
+        switch ResourceAddress.normalizedPath(path) {
+        case .success(let key):
+            return resources.instance(for: key) { makeResource(key: key, absolute: base + key) }
+        case .failure(let problem):
+            return invalidResource(text: path, problem: problem.message)
+        }
+    }
+
+    /// The resource at `url`, which may be anywhere; nil or invalid gives an invalid resource (see ``resource(_:)``).
+    public func resource(absoluteURL url: URL?) -> Resource {
+        guard let url else { return invalidResource(text: "nil", problem: "no URL was given") }
+        if let problem = ResourceAddress.problem(with: url) {
+            return invalidResource(text: url.absoluteString, problem: problem)
+        }
+        let absolute = url.standardized.absoluteString
+        let key = key(forAbsolute: absolute)
+        return resources.instance(for: key) { makeResource(key: key, absolute: absolute) }
+    }
+
+    /// The resource at the URL `urlString`; nil or not a URL gives an invalid resource (see ``resource(_:)``).
+    public func resource(absoluteURL urlString: String?) -> Resource {
+        guard let urlString else { return invalidResource(text: "nil", problem: "no URL was given") }
+        guard let url = URL(string: urlString) else {
+            return invalidResource(text: urlString, problem: "\"\(urlString)\" is not a valid URL")
+        }
+        return resource(absoluteURL: url)
+    }
+
+    /// The resource that was created for `key`, if it is alive.
+    func existingResource(absoluteURL string: String) -> Resource? {
+        resources.existingInstance(for: key(forAbsolute: string))
+    }
+
+    /// A URL under the base (`base/…`) is keyed by the rest of it, as ``resource(_:)`` keys paths; any other,
+    /// the base itself included, by its whole absolute string.
+    func key(forAbsolute absolute: String) -> String {
+        guard let base, absolute.hasPrefix(base) else { return absolute }
+        let rest = absolute.dropFirst(base.count)
+        return rest.first == "/" ? String(rest) : absolute
+    }
+
+    /// Called under the registry's lock: must not call the registry.
+    private func makeResource(key: String, absolute: String) -> Resource {
+        guard let url = URL(string: absolute) else {
+            return Resource(
+                service: self, key: key, url: nil,
+                invalid: InvalidAddress(text: absolute, problem: "\"\(absolute)\" is not a valid URL"))
+        }
+        logging.cache.trace("created resource", metadata: ["url": "\(absolute)"])
+        return Resource(service: self, key: key, url: url, invalid: nil)
+    }
+
+    /// A resource for input that is not a valid URL: canonical too (the same text gives the same resource), so that
+    /// its error is observed like any other.
+    func invalidResource(text: String, problem: String) -> Resource {
+        logging.configuration.warning("invalid resource URL", metadata: ["input": "\(text)", "problem": "\(problem)"])
+        let key = "invalid:" + text
+        return resources.instance(for: key) {
+            Resource(service: self, key: key, url: nil, invalid: InvalidAddress(text: text, problem: problem))
+        }
+    }
+}
+
+/// The input that did not make a valid URL, and why.
+struct InvalidAddress: Sendable {
+    let text: String
+    let problem: String
+}

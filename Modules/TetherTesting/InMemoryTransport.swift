@@ -1,0 +1,163 @@
+import ConcurrencyHelpers
+public import TransportKit
+
+/// A transport that answers from a script instead of a network: routes, scripted replies (status, headers, body,
+/// delay, failure), a log of every request, and delays on an injected clock, so that what depends on a transport
+/// is tested deterministically.
+///
+/// ```swift
+/// let clock = ManualTimeSource()
+/// let transport = InMemoryTransport(timeSource: clock)
+/// transport.route(.get, "https://api.example.com/items", reply: .json(#"[{"id": 1}]"#, headers: ["ETag": "\"v1\""]))
+/// transport.enqueue(.get, "https://api.example.com/items", .status(304))   // next request only, then the route
+/// transport.route(.get, "https://api.example.com/slow", reply: .text("late", delay: .seconds(5)))
+/// ```
+///
+/// A request takes the first reply queued for it with ``enqueue(_:_:_:)``, else its route's reply (a route for a
+/// method before one for any method), else fails with ``TransportError/Kind-swift.enum/noRoute``. URLs are matched
+/// on their absolute string, query included.
+public final class InMemoryTransport: Transport {
+    /// A scripted reply.
+    public struct Reply: Sendable {
+        /// The status code.
+        public var status: Int
+        /// The header fields.
+        public var headers: HTTPHeaders
+        /// The body.
+        public var body: Data
+        /// How long, on the transport's clock, before the reply (or failure) arrives.
+        public var delay: Duration
+        /// When set, the request fails with a ``TransportError`` of this kind instead of replying.
+        public var failure: TransportError.Kind?
+
+        /// Makes a reply.
+        public init(
+            status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: Duration = .zero,
+            failure: TransportError.Kind? = nil
+        ) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+            self.delay = delay
+            self.failure = failure
+        }
+
+        /// A reply with this status and no body.
+        public static func status(_ status: Int, headers: HTTPHeaders = [:], delay: Duration = .zero) -> Reply {
+            Reply(status: status, headers: headers, delay: delay)
+        }
+
+        /// A `text/plain; charset=utf-8` reply.
+        public static func text(
+            _ text: String, status: Int = 200, headers: HTTPHeaders = [:], delay: Duration = .zero
+        ) -> Reply {
+            var headers = headers
+            if headers["Content-Type"] == nil { headers["Content-Type"] = "text/plain; charset=utf-8" }
+            return Reply(status: status, headers: headers, body: Data(text.utf8), delay: delay)
+        }
+
+        /// An `application/json` reply whose body is `json`, as given.
+        public static func json(
+            _ json: String, status: Int = 200, headers: HTTPHeaders = [:], delay: Duration = .zero
+        ) -> Reply {
+            var headers = headers
+            if headers["Content-Type"] == nil { headers["Content-Type"] = "application/json" }
+            return Reply(status: status, headers: headers, body: Data(json.utf8), delay: delay)
+        }
+
+        /// A failure to exchange, after `delay`.
+        public static func failure(_ kind: TransportError.Kind, delay: Duration = .zero) -> Reply {
+            Reply(delay: delay, failure: kind)
+        }
+    }
+
+    struct RouteKey: Hashable {
+        let method: HTTPMethod?
+        let url: String
+    }
+
+    struct State {
+        var routes: [RouteKey: Reply] = [:]
+        var queued: [RouteKey: [Reply]] = [:]
+        var log: [TransportRequest] = []
+        var inFlight = 0
+    }
+
+    private let state = LockedValue(State())
+    private let timeSource: any TimeSource
+
+    /// Makes a transport with no routes whose delays run on `timeSource`.
+    public init(timeSource: any TimeSource = SystemTimeSource()) {
+        self.timeSource = timeSource
+    }
+
+    /// Answers every `method` request to `url` (every method, when `method` is nil) with `reply`, replacing the
+    /// route's previous reply.
+    public func route(_ method: HTTPMethod?, _ url: String, reply: Reply) {
+        state.withLock { $0.routes[RouteKey(method: method, url: url)] = reply }
+    }
+
+    /// Answers every request to `url`, whatever its method, with `reply` (see ``route(_:_:reply:)``).
+    public func route(_ url: String, reply: Reply) {
+        route(nil, url, reply: reply)
+    }
+
+    /// Queues `replies` for the next `method` requests to `url` (any method, when nil), one each, ahead of the
+    /// route.
+    public func enqueue(_ method: HTTPMethod?, _ url: String, _ replies: Reply...) {
+        state.withLock { $0.queued[RouteKey(method: method, url: url), default: []].append(contentsOf: replies) }
+    }
+
+    /// Every request sent so far, in order.
+    public var requests: [TransportRequest] {
+        state.withLock { $0.log }
+    }
+
+    /// How many requests were sent to `url` (with `method`, when given).
+    public func requestCount(to url: String, method: HTTPMethod? = nil) -> Int {
+        state.withLock { state in
+            state.log.count { $0.url.absoluteString == url && (method == nil || $0.method == method) }
+        }
+    }
+
+    /// How many requests are between being sent and being answered.
+    public var inFlightCount: Int {
+        state.withLock { $0.inFlight }
+    }
+
+    /// Forgets the request log (routes and queued replies stay).
+    public func clearLog() {
+        state.withLock { $0.log.removeAll() }
+    }
+
+    /// Answers `request` from the script, after the reply's delay on the transport's clock.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let reply = state.withLock { state -> Reply? in
+            state.log.append(request)
+            state.inFlight += 1
+            let url = request.url.absoluteString
+            for key in [RouteKey(method: request.method, url: url), RouteKey(method: nil, url: url)] {
+                if var replies = state.queued[key], !replies.isEmpty {
+                    let reply = replies.removeFirst()
+                    state.queued[key] = replies.isEmpty ? nil : replies
+                    return reply
+                }
+            }
+            return state.routes[RouteKey(method: request.method, url: url)] ?? state.routes[RouteKey(method: nil, url: url)]
+        }
+        defer { state.withLock { $0.inFlight -= 1 } }
+        guard let reply else {
+            throw TransportError(.noRoute, request: request, message: "no route or queued reply for this request")
+        }
+        do {
+            if reply.delay > .zero { try await timeSource.sleep(for: reply.delay) }
+            try Task.checkCancellation()
+        } catch {
+            throw TransportError(.cancelled, request: request, message: "cancelled before the reply arrived")
+        }
+        if let failure = reply.failure {
+            throw TransportError(failure, request: request, message: "scripted failure: \(failure)")
+        }
+        return TransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
+    }
+}

@@ -1,0 +1,105 @@
+import ConcurrencyHelpers
+public import TransportKit
+
+/// A clock that moves only when told: ``advance(by:)`` moves ``now`` and wakes every sleeper whose time has come,
+/// in order. Expiry timelines and delayed replies become deterministic.
+///
+/// ```swift
+/// let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
+/// let service = Service(baseURL: "https://api.example.com", transport: transport, timeSource: clock)
+/// clock.advance(by: .seconds(10))
+/// ```
+public final class ManualTimeSource: TimeSource {
+    struct Sleeper {
+        let id: UInt64
+        let deadline: Date
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    struct State {
+        var now: Date
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+        /// Sleeps begun but not yet registered, and those of them cancelled meanwhile.
+        var unregistered: Set<UInt64> = []
+        var cancelled: Set<UInt64> = []
+    }
+
+    private let state: LockedValue<State>
+
+    /// Makes a clock that reads `now` until advanced. Defaults to 1970-01-01 00:16:40 UTC (t = 1000 s).
+    public init(now: Date = Date(timeIntervalSince1970: 1000)) {
+        state = LockedValue(State(now: now))
+    }
+
+    /// The clock's time.
+    public var now: Date {
+        state.withLock { $0.now }
+    }
+
+    /// How many tasks are sleeping on this clock right now.
+    public var sleeperCount: Int {
+        state.withLock { $0.sleepers.count }
+    }
+
+    /// Moves the clock forward by `duration` and resumes every sleeper due by then, earliest first.
+    public func advance(by duration: Duration) {
+        set(to: now.addingTimeInterval(duration.timeInterval))
+    }
+
+    /// Sets the clock to `date` (never backwards: an earlier date is ignored) and resumes every sleeper due by then.
+    public func set(to date: Date) {
+        let due = state.withLock { state -> [Sleeper] in
+            if date > state.now { state.now = date }
+            let now = state.now
+            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= now }
+            return due
+        }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    /// Suspends until the clock has been advanced by `duration`; throws `CancellationError` if the task is
+    /// cancelled first.
+    public func sleep(for duration: Duration) async throws {
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            state.unregistered.insert(state.nextID)
+            return state.nextID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let outcome = state.withLock { state -> Result<Void, any Error>? in
+                    state.unregistered.remove(id)
+                    if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
+                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
+                    if deadline <= state.now { return .success(()) }
+                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    return nil
+                }
+                if let outcome { continuation.resume(with: outcome) }
+            }
+        } onCancel: {
+            let sleeper = state.withLock { state -> Sleeper? in
+                guard let index = state.sleepers.firstIndex(where: { $0.id == id }) else {
+                    // Not registered yet: fail it when it registers. (Already woken: nothing to do.)
+                    if state.unregistered.contains(id) { state.cancelled.insert(id) }
+                    return nil
+                }
+                return state.sleepers.remove(at: index)
+            }
+            sleeper?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Waits (yielding, not sleeping) until at least `count` tasks sleep on this clock, so that a test can advance
+    /// the clock knowing who will wake. Gives up after `attempts` yields and returns false.
+    @discardableResult
+    public func waitForSleepers(_ count: Int = 1, attempts: Int = 100_000) async -> Bool {
+        for _ in 0..<attempts {
+            if sleeperCount >= count { return true }
+            await Task.yield()
+        }
+        return sleeperCount >= count
+    }
+}

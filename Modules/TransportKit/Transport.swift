@@ -1,0 +1,15 @@
+/// The role of anything that carries a request to a server and brings back its response.
+///
+/// One method, so that an adapter is small and a test double is smaller: `URLSessionTransport`,
+/// `AsyncHTTPClientTransport` and `TetherTesting`'s `InMemoryTransport` all conform.
+///
+/// The contract:
+/// - Any HTTP status is a response, not an error: 404 and 500 come back as a ``TransportResponse``.
+/// - Failures to exchange (no connection, timeout, bad URL) throw a ``TransportError`` naming the request.
+/// - Cancelling the calling task cancels the exchange: `send` then throws a ``TransportError`` of kind
+///   ``TransportError/Kind-swift.enum/cancelled`` (or `CancellationError`) promptly, and sends nothing further.
+/// - `send` may be called from any task, concurrently.
+public protocol Transport: Sendable {
+    /// Sends `request` and returns the server's response.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}

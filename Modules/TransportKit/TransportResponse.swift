@@ -1,0 +1,19 @@
+/// What a ``Transport`` returns: the status, the header fields and the body of the response.
+public struct TransportResponse: Sendable, Hashable {
+    /// The HTTP status code.
+    public var status: Int
+    /// The header fields.
+    public var headers: HTTPHeaders
+    /// The body (empty when there is none).
+    public var body: Data
+
+    /// Makes a response.
+    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data()) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// Whether the status is 2xx.
+    public var isSuccess: Bool { (200..<300).contains(status) }
+}

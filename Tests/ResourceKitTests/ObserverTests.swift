@@ -1,0 +1,170 @@
+import ConcurrencyHelpers
+import OwnershipKit
+import DeliveryKit
+import Dispatch
+import Foundation
+import ResourceKit
+import TetherTesting
+import Testing
+
+@Suite("Resource observers: Siesta's three flavours, with or without a delivery policy")
+struct ObserverTests {
+    @Test("Self-owned: held weakly; it observes until deallocated, and does not keep the resource")
+    func selfOwned() async {
+        await withFixture { fixture in
+            fixture.route("/items", .json("[]"))
+            let items = fixture.service.resource("/items")
+            var log: EventLog? = EventLog()
+            fixture.leaks.track(log!, "self-owned observer")
+            #expect(items.addObserver(log!) === items)
+            items.addObserver(log!)
+            #expect(items.observerCount == 1)
+            _ = await items.load().outcome
+            #expect(log?.events == [.observerAdded, .requested, .newData(.network)])
+            log = nil
+            #expect(!items.hasObservers)
+            _ = await items.load().outcome
+        }
+    }
+
+    @Test("Owned: held strongly until its owner goes; the same instance with two owners is one observer")
+    func owned() async {
+        await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            var first: Owner? = Owner()
+            let second = Owner()
+            do {
+                let log = EventLog()
+                fixture.leaks.track(log, "owned observer")
+                items.addObserver(log, owner: first!).addObserver(log, owner: second)
+            }
+            #expect(items.observerCount == 1)
+            first = nil
+            #expect(items.hasObservers)
+            items.removeObservers(ownedBy: second)
+            #expect(!items.hasObservers)
+            withExtendedLifetime(first) {}
+        }
+    }
+
+    @Test("Closures: owned; removal sends stoppedObserving and nothing afterwards")
+    func closures() async {
+        await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            let events = LockedValue<[ResourceEvent]>([])
+            let owner = Owner()
+            items.addObserver(owner: owner) { _, event in events.withLock { $0.append(event) } }
+            items.overrideLocalContent(with: "a")
+            let log = EventLog()
+            items.addObserver(log, owner: owner)
+            items.removeObservers(ownedBy: owner)
+            #expect(log.stopCount == 1)
+            items.overrideLocalContent(with: "b")
+            #expect(events.withLock { $0 } == [.observerAdded, .newData(.localOverride)])
+            #expect(log.events == [.observerAdded])
+        }
+    }
+
+    @Test("Tokens: the observer lasts as long as its token")
+    func tokens() async {
+        await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            let count = LockedValue(0)
+            var token: ObservationToken? = items.observe { _, _ in count.withLock { $0 += 1 } }
+            items.overrideLocalContent(with: "a")
+            token = nil
+            items.overrideLocalContent(with: "b")
+            #expect(count.withLock { $0 } == 2)
+            #expect(!items.hasObservers)
+            withExtendedLifetime(token) {}
+        }
+    }
+
+    @Test("A delivery policy: events arrive on the executor, coalesce while it is busy, and stop at removal")
+    func policies() async throws {
+        try await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            let queue = DispatchQueue(label: "observer")
+            let gate = DispatchSemaphore(value: 0)
+            let seen = LockedValue<[ResourceEvent]>([])
+            let owner = Owner()
+            items.addObserver(owner: owner, delivery: .deliverOn(.queue(queue))) { _, event in
+                if event == .observerAdded { gate.wait() }  // busy until released
+                seen.withLock { $0.append(event) }
+            }
+            for index in 0..<1000 { items.overrideLocalContent(with: index) }
+            gate.signal()
+            queue.sync {}
+            queue.sync {}
+            let delivered = seen.withLock { $0 }
+            #expect(delivered.first == .observerAdded)
+            #expect(delivered.count <= 3, "1000 overrides while busy coalesce to the latest: \(delivered.count)")
+            #expect(items.typedContent(as: Int.self) == 999)
+
+            let stops = LockedValue(0)
+            let log = PolicyObserver(seen: seen, stops: stops)
+            items.addObserver(log, owner: owner, delivery: .deliverOn(.serialQueue()))
+            items.removeObservers(ownedBy: owner)
+            seen.withLock { $0.removeAll() }
+            items.overrideLocalContent(with: -1)
+            try await Task.sleep(for: .milliseconds(50))
+            #expect(seen.withLock { $0 }.isEmpty, "nothing after removeObservers returned")
+            #expect(stops.withLock { $0 } == 1)
+        }
+    }
+
+    @Test("A resource with observers is never evicted; an unobserved, unreferenced one only at a flush")
+    func retention() async {
+        await withFixture { fixture in
+            let service = fixture.service
+            let owner = Owner()
+            weak var observed: Resource?
+            weak var unobserved: Resource?
+            do {
+                let resource = service.resource("/observed")
+                resource.addObserver(owner: owner) { _, _ in }
+                observed = resource
+                unobserved = service.resource("/unobserved")
+            }
+            #expect(observed != nil && unobserved != nil, "held by the cache until a flush")
+            service.flushUnused()
+            #expect(observed != nil)
+            #expect(unobserved == nil)
+            let kept = service.resource("/kept")
+            service.flushUnused()
+            #expect(service.resource("/kept") === kept, "referenced from outside: survives and stays canonical")
+            service.resource("/observed").removeObservers(ownedBy: owner)
+            service.flushUnused()
+            #expect(observed == nil)
+        }
+    }
+
+    @Test("The count limit flushes unused resources before creating more")
+    func countLimit() async {
+        await withFixture(cacheCountLimit: 100) { fixture in
+            let service = fixture.service
+            let kept = (0..<10).map { service.resource("/kept/\($0)") }
+            for index in 0..<1000 { _ = service.resource("/churn/\(index)") }
+            #expect(service.cachedResourceCount <= 100)
+            #expect(kept.allSatisfy { service.resource(absoluteURL: $0.urlString) === $0 })
+        }
+    }
+}
+
+final class PolicyObserver: ResourceObserver {
+    let seen: LockedValue<[ResourceEvent]>
+    let stops: LockedValue<Int>
+
+    init(seen: LockedValue<[ResourceEvent]>, stops: LockedValue<Int>) {
+        self.seen = seen
+        self.stops = stops
+    }
+
+    func resourceChanged(_ resource: Resource, event: ResourceEvent) {
+        seen.withLock { $0.append(event) }
+    }
+
+    func stoppedObserving(resource: Resource) {
+        stops.withLock { $0 += 1 }
+    }
+}

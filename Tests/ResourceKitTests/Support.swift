@@ -1,0 +1,101 @@
+import ConcurrencyHelpers
+import Foundation
+import ResourceKit
+import TetherTesting
+import Testing
+import TransportKit
+
+let base = "https://api.example.com/v1"
+
+/// A service on an in-memory transport and a manual clock at t = 1000 s, and the leak harness: after the test,
+/// once its requests are answered and the cache flushed, the service, its resources and every tracked object must
+/// be gone — a retain cycle fails the test.
+final class Fixture: Sendable {
+    let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
+    let transport: InMemoryTransport
+    let leaks = LeakTracker()
+    private let serviceBox: LockedValue<Service?>
+
+    init(cacheCountLimit: Int = 2048, standardTransformers: StandardTransformers = .all) {
+        transport = InMemoryTransport(timeSource: clock)
+        let service = Service(
+            baseURL: base, transport: transport, timeSource: clock, standardTransformers: standardTransformers,
+            cacheCountLimit: cacheCountLimit)
+        serviceBox = LockedValue(service)
+        leaks.track(service, "service")
+    }
+
+    var service: Service {
+        serviceBox.withLock { $0! }
+    }
+
+    /// Routes GET `path` (below the base) to `reply`.
+    func route(_ path: String, _ reply: InMemoryTransport.Reply, method: HTTPMethod? = .get) {
+        transport.route(method, base + path, reply: reply)
+    }
+
+    /// Queues `replies` for the next GETs of `path`.
+    func enqueue(_ path: String, _ replies: InMemoryTransport.Reply...) {
+        for reply in replies { transport.enqueue(.get, base + path, reply) }
+    }
+
+    func requestCount(_ path: String, method: HTTPMethod? = nil) -> Int {
+        transport.requestCount(to: base + path, method: method)
+    }
+
+    /// Lets go of the service, answers what is still in flight, flushes, and expects everything tracked to be gone.
+    func expectNoLeaks(sourceLocation: SourceLocation = #_sourceLocation) async {
+        var attempts = 0
+        while transport.inFlightCount > 0 || clock.sleeperCount > 0, attempts < 1000 {
+            clock.advance(by: .seconds(3600))
+            await Task.yield()
+            attempts += 1
+        }
+        let service = serviceBox.withLock { $0.take() }
+        service?.flushUnused()
+        _ = consume service
+        for _ in 0..<100 where !leaks.survivors.isEmpty { await Task.yield() }
+        #expect(leaks.survivors.isEmpty, "leaked: \(leaks.survivors)", sourceLocation: sourceLocation)
+    }
+}
+
+/// Runs `body` with a fresh fixture, then the leak harness.
+func withFixture(
+    cacheCountLimit: Int = 2048, standardTransformers: StandardTransformers = .all,
+    sourceLocation: SourceLocation = #_sourceLocation, _ body: (Fixture) async throws -> Void
+) async rethrows {
+    let fixture = Fixture(cacheCountLimit: cacheCountLimit, standardTransformers: standardTransformers)
+    try await body(fixture)
+    await fixture.expectNoLeaks(sourceLocation: sourceLocation)
+}
+
+/// An observer that records what it is told, with the resource's loading state at each event.
+final class EventLog: ResourceObserver {
+    struct Entry: Sendable, Equatable {
+        let event: ResourceEvent
+        let isLoading: Bool
+    }
+
+    private let entries = LockedValue<[Entry]>([])
+    private let stops = LockedValue(0)
+
+    init() {}
+
+    func resourceChanged(_ resource: Resource, event: ResourceEvent) {
+        let isLoading = resource.isLoading
+        entries.withLock { $0.append(Entry(event: event, isLoading: isLoading)) }
+    }
+
+    func stoppedObserving(resource: Resource) {
+        stops.withLock { $0 += 1 }
+    }
+
+    var events: [ResourceEvent] { entries.withLock { $0.map(\.event) } }
+    var log: [Entry] { entries.withLock { $0 } }
+    var stopCount: Int { stops.withLock { $0 } }
+
+    func clear() { entries.withLock { $0.removeAll() } }
+}
+
+/// An owner for observers.
+final class Owner: Sendable {}

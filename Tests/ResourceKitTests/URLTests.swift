@@ -1,0 +1,106 @@
+import Foundation
+import ResourceKit
+import TetherTesting
+import Testing
+
+@Suite("Service: one resource per URL, and URLs that never escape the base")
+struct URLTests {
+    @Test("The same URL gives the same instance, however it is spelled")
+    func identity() async {
+        await withFixture { fixture in
+            let service = fixture.service
+            let items = service.resource("/items/1")
+            #expect(service.resource("/items/1") === items)
+            #expect(service.resource("items/1") === items)
+            #expect(service.resource(absoluteURL: base + "/items/1") === items)
+            #expect(service.resource(absoluteURL: URL(string: base + "/items/1")) === items)
+            #expect(service.resource(absoluteURL: base + "/items/./1") === items)
+            #expect(items.url?.absoluteString == base + "/items/1")
+            #expect(service.resource("/items/1/") !== items)
+            #expect(service.resource(absoluteURL: base) !== service.resource("/"))
+        }
+    }
+
+    @Test("A path is always appended: it never changes the host and never leaves the base path")
+    func pathsStayBelowTheBase() async throws {
+        await withFixture { fixture in
+            let service = fixture.service
+            #expect(service.resource("https://evil.example.com/x").url?.host == "api.example.com")
+            #expect(service.resource("//evil.example.com/x").urlString == base + "/evil.example.com/x")
+            #expect(service.resource("/search?q=1#top").urlString == base + "/search%3Fq=1%23top")
+            #expect(service.resource("/a b").urlString == base + "/a%20b")
+            #expect(service.resource("/a%20b") === service.resource("/a b"))
+            #expect(service.resource("/caf\u{E9}").urlString == base + "/caf%C3%A9")
+            for escape in ["/../secret", "..", "/items/../../x", "/./x", "/%2e%2E/x"] {
+                let resource = service.resource(escape)
+                #expect(resource.url == nil, "\(escape) must not make a URL")
+            }
+        }
+    }
+
+    @Test("child appends; relative follows href rules; withParam sorts, replaces and removes")
+    func navigation() async {
+        await withFixture { fixture in
+            let service = fixture.service
+            let items = service.resource("/items")
+            #expect(items.child("42") === service.resource("/items/42"))
+            #expect(items.child("/42") === service.resource("/items/42"))
+            #expect(items.child("../x").url == nil)
+            #expect(service.resource("/items/42").relative("7") === service.resource("/items/7"))
+            #expect(service.resource("/items/42").relative("../users/1") === service.resource("/users/1"))
+            #expect(items.relative("https://other.example.com/a").urlString == "https://other.example.com/a")
+
+            let sorted = items.withParam("b", "2").withParam("a", "1")
+            #expect(sorted === items.withParam("a", "1").withParam("b", "2"))
+            #expect(sorted.urlString == base + "/items?a=1&b=2")
+            #expect(sorted.withParam("a", "3").urlString == base + "/items?a=3&b=2")
+            #expect(sorted.withParam("a", nil).withParam("b", nil) === items)
+            #expect(items.withParam("q", "a+b c").urlString == base + "/items?q=a%2Bb%20c")
+            #expect(items.withParams(["x": "1", "y": nil]) === items.withParam("x", "1"))
+        }
+    }
+
+    @Test("Invalid URLs give a resource whose loads fail saying what was wrong — never a crash")
+    func invalidURLs() async throws {
+        try await withFixture { fixture in
+            let service = fixture.service
+            let notAURL = service.resource(absoluteURL: "http://[::1")
+            #expect(notAURL.url == nil)
+            #expect(notAURL === service.resource(absoluteURL: "http://[::1"))
+            let log = EventLog()
+            let owner = Owner()
+            notAURL.addObserver(log, owner: owner)
+            let outcome = await notAURL.load().outcome
+            let error = try #require(outcome.error)
+            #expect(error.kind == .invalidURL)
+            #expect(error.url == "http://[::1")
+            #expect(error.message.contains("http://[::1"))
+            #expect(notAURL.latestError?.kind == .invalidURL)
+            #expect(log.events == [.observerAdded, .requested, .error])
+            #expect(notAURL.loadIfNeeded() == nil, "the error counts for the retry time")
+
+            let relative = service.resource(absoluteURL: "/items")
+            #expect(relative.url == nil)
+            #expect(await relative.load().outcome.error?.message.contains("no scheme") == true)
+            #expect(service.resource(absoluteURL: nil as String?).url == nil)
+            #expect(fixture.transport.requests.isEmpty)
+            withExtendedLifetime(owner) {}
+        }
+    }
+
+    @Test("A service with an unusable base URL makes invalid resources that say why")
+    func badBase() async throws {
+        let transport = InMemoryTransport()
+        for base in ["not a url", "/relative/path", "https://"] {
+            let service = Service(baseURL: base, transport: transport)
+            let resource = service.resource("/items")
+            #expect(resource.url == nil)
+            let error = try #require(await resource.load().outcome.error)
+            #expect(error.kind == .invalidURL)
+            #expect(error.message.contains("base URL"), "\(error.message)")
+        }
+        let noBase = Service(baseURL: nil as String?, transport: transport)
+        #expect(await noBase.resource("/x").load().outcome.error?.message.contains("absoluteURL") == true)
+        #expect(noBase.resource(absoluteURL: "https://example.com/x").url != nil)
+    }
+}
