@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+public import ConcurrencyHelpers
 
 /// Canonical instances by key: at most one live instance per key, kept until a flush, and then only if in use
 /// or referenced from outside.
@@ -31,14 +31,26 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
     }
 
     /// How an instance is held.
+    @usableFromInline
     enum Slot: Sendable {
         case strong(Value)
         case weak(WeakValue<Value>)
     }
 
-    let configuration: Configuration
-    let isInUse: @Sendable (Value) -> Bool
-    let slots = LockedValue<[Key: Slot]>([:])
+    /// The registry's state, behind its lock.
+    @usableFromInline
+    struct State: Sendable {
+        @usableFromInline var slots: [Key: Slot] = [:]
+        /// False once ``stopRetaining()`` was called: every instance is then held weakly.
+        @usableFromInline var isRetaining = true
+
+        @inlinable
+        init() {}
+    }
+
+    @usableFromInline let configuration: Configuration
+    @usableFromInline let isInUse: @Sendable (Value) -> Bool
+    @usableFromInline let state = LockedValue(State())
 
     /// Makes an empty registry.
     ///
@@ -58,35 +70,72 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
     ///
     /// `create` runs under the registry's lock, so that no key ever gets two instances: it must not call the
     /// registry. When inserting would exceed the count limit, unused instances are flushed first.
+    @inlinable
     public func instance(for key: Key, create: () -> Value) -> Value {
+        // The common case, an instance held strongly, in one lock and one hash.
+        if let value = state.withLock({ state -> Value? in
+            if case .strong(let value) = state.slots[key] { return value }
+            return nil
+        }) {
+            return value
+        }
+        return insertInstance(for: key, create: create)
+    }
+
+    /// The rest of ``instance(for:create:)``: revives a weakly held instance, or makes one.
+    @usableFromInline
+    func insertInstance(for key: Key, create: () -> Value) -> Value {
         var released: [Value] = []
-        let value = slots.withLock { slots -> Value in
-            switch slots[key] {
+        let value = state.withLock { state -> Value in
+            switch state.slots[key] {
             case .strong(let value):
                 return value
             case .weak(let reference):
                 if let value = reference.value {
-                    slots[key] = .strong(value)  // canonical again, and held again
+                    if state.isRetaining { state.slots[key] = .strong(value) }  // canonical again, and held again
+                    released.append(value)  // the load's reference, dropped outside the lock
                     return value
                 }
             case nil:
                 break
             }
-            if slots.count >= configuration.countLimit {
-                flush(&slots, into: &released)
+            if state.slots.count >= configuration.countLimit {
+                flush(&state.slots, into: &released)
             }
             let value = create()
-            slots[key] = .strong(value)
+            state.slots[key] = state.isRetaining ? .strong(value) : .weak(WeakValue(value))
             return value
         }
         _ = consume released  // demoted instances are released here, outside the lock
         return value
     }
 
+    /// Stops holding instances strongly, in use or not: every instance is demoted to a weak reference now, and
+    /// instances made from now on are held weakly. Instances referenced from outside stay canonical. For an owner
+    /// that is going away (a dropped `Service`), so that nothing outlives it only because the registry held it.
+    public func stopRetaining() {
+        var released: [Value] = []
+        state.withLock { state in
+            state.isRetaining = false
+            for (key, slot) in state.slots {
+                if case .strong(let value) = slot {
+                    state.slots[key] = .weak(WeakValue(value))
+                    released.append(value)
+                }
+            }
+        }
+        _ = consume released
+    }
+
+    /// Holds instances strongly again (the default), from their next lookup.
+    public func resumeRetaining() {
+        state.withLock { $0.isRetaining = true }
+    }
+
     /// The live instance for `key`, if there is one; never creates.
     public func existingInstance(for key: Key) -> Value? {
-        slots.withLock { slots in
-            switch slots[key] {
+        state.withLock { state in
+            switch state.slots[key] {
             case .strong(let value): return value
             case .weak(let reference): return reference.value
             case nil: return nil
@@ -96,8 +145,8 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
 
     /// Every live instance, in no particular order (held strongly by the returned array).
     public func allInstances() -> [Value] {
-        slots.withLock { slots in
-            slots.values.compactMap { slot in
+        state.withLock { state in
+            state.slots.values.compactMap { slot in
                 switch slot {
                 case .strong(let value): value
                 case .weak(let reference): reference.value
@@ -111,7 +160,7 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
     @discardableResult
     public func flushUnused() -> Int {
         var released: [Value] = []
-        let demoted = slots.withLock { flush(&$0, into: &released) }
+        let demoted = state.withLock { flush(&$0.slots, into: &released) }
         _ = consume released
         return demoted
     }
@@ -119,8 +168,8 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
     /// How many instances are alive and known to the registry (held strongly, or weakly and still referenced).
     public var count: Int {
         var loaded: [Value] = []
-        let count = slots.withLock { slots in
-            slots.values.count { slot in
+        let count = state.withLock { state in
+            state.slots.values.count { slot in
                 switch slot {
                 case .strong:
                     return true
@@ -137,15 +186,16 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
 
     /// How many instances the registry holds strongly.
     public var strongCount: Int {
-        slots.withLock { $0.values.count { if case .strong = $0 { true } else { false } } }
+        state.withLock { $0.slots.values.count { if case .strong = $0 { true } else { false } } }
     }
 
     /// Under the lock: demotes unused instances and removes entries whose instance is gone; returns how many were
     /// demoted. Every strong reference it lets go of, or loads from a weak one, goes into `released`, dropped by
     /// the caller outside the lock: a load may briefly hold the last reference while another thread lets go, and
     /// no `deinit` may run under the lock.
+    @usableFromInline
     @discardableResult
-    private func flush(_ slots: inout [Key: Slot], into released: inout [Value]) -> Int {
+    func flush(_ slots: inout [Key: Slot], into released: inout [Value]) -> Int {
         var demoted = 0
         for (key, slot) in slots {
             switch slot {
@@ -167,9 +217,11 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
 }
 
 /// A weak reference to a registry's instance.
+@usableFromInline
 final class WeakValue<Value: AnyObject & Sendable>: Sendable {
-    weak let value: Value?
+    @usableFromInline weak let value: Value?
 
+    @usableFromInline
     init(_ value: Value) {
         self.value = value
     }

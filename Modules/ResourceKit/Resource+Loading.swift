@@ -9,15 +9,15 @@ extension Resource {
     @discardableResult
     public func loadIfNeeded() -> Request? {
         // The fast path: one lock, no allocation.
-        let generation = service.configurationGeneration.load(ordering: .acquiring)
-        let now = service.timeSource.now
+        let generation = core.configurationGeneration.load(ordering: .acquiring)
+        let now = core.timeSource.now
         let fast = state.withLock { state -> Request?? in
             if let load = state.load { return .some(load.request) }
             guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else { return nil }
             return state.isUpToDate(now: now, configuration: configuration) ? .some(nil) : nil
         }
         if let fast {
-            service.logging.staleness.trace(
+            core.logging.staleness.trace(
                 fast == nil ? "up to date: not loading" : "load in flight: joining it",
                 metadata: ["url": "\(urlString)"])
             return fast
@@ -40,7 +40,7 @@ extension Resource {
             state.invalidated = true
             state.invalidations &+= 1
         }
-        service.logging.staleness.debug("invalidated", metadata: ["url": "\(urlString)"])
+        core.logging.staleness.debug("invalidated", metadata: ["url": "\(urlString)"])
     }
 
     /// Returns the resource to its freshly created state: cancels every request (their outcomes never touch the
@@ -58,7 +58,7 @@ extension Resource {
             return (requests, released)
         }
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
-        service.logging.stateChanges.debug(
+        core.logging.stateChanges.debug(
             "wiped", metadata: ["url": "\(urlString)", "cancelledRequests": "\(requests.count)"])
         deliverEvents()
         for request in requests { request.cancel() }
@@ -75,16 +75,16 @@ extension Resource {
             return released
         }
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
-        service.logging.stateChanges.debug("local override", metadata: ["url": "\(urlString)"])
+        core.logging.stateChanges.debug("local override", metadata: ["url": "\(urlString)"])
         deliverEvents()
     }
 
     /// Replaces the content of the data (keeping its headers; a new entity when there is none) with `content`,
     /// timestamped now (see ``overrideLocalData(with:)``).
     public func overrideLocalContent(with content: any Sendable) {
-        var entity = latestData ?? Entity(content: content, timestamp: service.timeSource.now)
+        var entity = latestData ?? Entity(content: content, timestamp: core.timeSource.now)
         entity.content = content
-        entity.timestamp = service.timeSource.now
+        entity.timestamp = core.timeSource.now
         overrideLocalData(with: entity)
     }
 
@@ -96,7 +96,7 @@ extension Resource {
             completion?()
             return
         }
-        let timeSource = service.timeSource
+        let timeSource = core.timeSource
         Task { [self] in
             try? await timeSource.sleep(for: delay)
             cancelLoadsIfUnobserved()
@@ -108,7 +108,7 @@ extension Resource {
         guard !hasObservers else { return }
         let loads = state.withLock { $0.requests.values.filter(\.isLoad).map(\.request) }
         if !loads.isEmpty {
-            service.logging.network.debug(
+            core.logging.network.debug(
                 "cancelling loads: no observers", metadata: ["url": "\(urlString)", "loads": "\(loads.count)"])
         }
         for load in loads { load.cancel() }
@@ -120,7 +120,7 @@ extension Resource {
     /// load in flight, or nil when up to date, instead of starting one.
     func startLoad(onlyIfNeeded: Bool) -> Request? {
         let configuration = configuration(for: .get)
-        let now = service.timeSource.now
+        let now = core.timeSource.now
         let request = Request(method: .get, url: urlString) { [self] request, outcome in
             resolveLoad(request, outcome)
         }
@@ -139,7 +139,7 @@ extension Resource {
             return nil
         }
         if let existing { return existing }
-        service.logging.staleness.debug(
+        core.logging.staleness.debug(
             onlyIfNeeded ? "not up to date: loading" : "loading", metadata: ["url": "\(urlString)"])
         deliverEvents()
         guard var transportRequest else {
@@ -155,7 +155,7 @@ extension Resource {
     /// Applies a load's outcome to the state — unless the load was superseded or wiped — and posts its event.
     /// Returns the outcome as the request reports it (a 304 carries the data it confirmed).
     func resolveLoad(_ request: Request, _ outcome: RequestOutcome) -> RequestOutcome {
-        let now = service.timeSource.now
+        let now = core.timeSource.now
         var released: (Entity?, ResourceError?) = (nil, nil)
         let resolved = state.withLock { state -> RequestOutcome in
             state.requests[ObjectIdentifier(request)] = nil
@@ -206,7 +206,7 @@ extension Resource {
     }
 
     private func logOutcome(_ outcome: RequestOutcome) {
-        let logging = service.logging
+        let logging = core.logging
         switch outcome {
         case .newData: logging.stateChanges.debug("new data from the network", metadata: ["url": "\(urlString)"])
         case .notModified: logging.stateChanges.debug("not modified", metadata: ["url": "\(urlString)"])
@@ -220,6 +220,6 @@ extension Resource {
     func invalidURLError(method: HTTPMethod) -> ResourceError {
         ResourceError(
             .invalidURL, message: invalid?.problem ?? "the resource has no valid URL", method: method,
-            url: urlString, timestamp: service.timeSource.now)
+            url: urlString, timestamp: core.timeSource.now)
     }
 }

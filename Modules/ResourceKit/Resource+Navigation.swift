@@ -5,28 +5,28 @@ extension Resource {
     /// joining slash, under the same rules as ``Service/resource(_:)`` — it never leaves this resource's path.
     ///
     /// ```swift
-    /// service.resource("/items").child("42")   // …/items/42
+    /// core.resource("/items").child("42")   // …/items/42
     /// ```
     public func child(_ subpath: String) -> Resource {
-        guard let url else { return service.invalidResource(text: urlString + "/" + subpath, problem: invalidReason) }
+        guard let url else { return core.invalidResource(text: urlString + "/" + subpath, problem: invalidReason) }
         switch ResourceAddress.normalizedPath(subpath) {
         case .success(let path):
             var parent = ResourceAddress.withoutQuery(url)
             while parent.hasSuffix("/") { parent.removeLast() }
-            return service.resource(absoluteURL: parent + path)
+            return core.resource(absoluteURL: parent + path)
         case .failure(let problem):
-            return service.invalidResource(text: urlString + "/" + subpath, problem: problem.message)
+            return core.invalidResource(text: urlString + "/" + subpath, problem: problem.message)
         }
     }
 
     /// The resource at `href` resolved against this resource's URL, as a browser resolves a link: `"7"` is a
     /// sibling, `"../users/1"` goes up, `"/x"` is host-relative, and an absolute URL goes anywhere.
     public func relative(_ href: String) -> Resource {
-        guard let url else { return service.invalidResource(text: href, problem: invalidReason) }
+        guard let url else { return core.invalidResource(text: href, problem: invalidReason) }
         guard let resolved = URL(string: href, relativeTo: url)?.absoluteURL else {
-            return service.invalidResource(text: href, problem: "\"\(href)\" is not a valid relative URL")
+            return core.invalidResource(text: href, problem: "\"\(href)\" is not a valid relative URL")
         }
-        return service.resource(absoluteURL: resolved)
+        return core.resource(absoluteURL: resolved)
     }
 
     /// The resource with the query parameter `name` set to `value` (removed when nil). Parameters are sorted by
@@ -37,9 +37,9 @@ extension Resource {
 
     /// The resource with each of `parameters` set (removed where nil), parameters sorted by name.
     public func withParams(_ parameters: [String: String?]) -> Resource {
-        guard let url else { return service.invalidResource(text: urlString, problem: invalidReason) }
+        guard let url else { return core.invalidResource(text: urlString, problem: invalidReason) }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
-            return service.invalidResource(text: urlString, problem: "\"\(urlString)\" has no URL components")
+            return core.invalidResource(text: urlString, problem: "\"\(urlString)\" has no URL components")
         }
         var items = (components.percentEncodedQueryItems ?? []).filter { parameters[decoded($0.name)] == nil }
         for (name, value) in parameters {
@@ -48,7 +48,7 @@ extension Resource {
         }
         items.sort { ($0.name, $0.value ?? "") < ($1.name, $1.value ?? "") }
         components.percentEncodedQueryItems = items.isEmpty ? nil : items
-        return service.resource(absoluteURL: components.url)
+        return core.resource(absoluteURL: components.url)
     }
 
     private var invalidReason: String {

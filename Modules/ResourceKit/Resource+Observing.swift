@@ -22,7 +22,7 @@ extension Resource {
         } else {
             observers.add(observer, as: { ObserverSink(link: link, target: .direct($0)) })
         }
-        logAdded(observer)
+        logAdded("\(type(of: observer))")
         return self
     }
 
@@ -42,7 +42,7 @@ extension Resource {
         } else {
             observers.add(makeSink(observer, delivery: delivery), identity: identity, owner: owner)
         }
-        logAdded(observer)
+        logAdded("\(type(of: observer))")
         return self
     }
 
@@ -55,14 +55,19 @@ extension Resource {
         owner: AnyObject, delivery: (any DeliveryPolicy)? = nil,
         closure: @escaping @Sendable (Resource, ResourceEvent) -> Void
     ) -> Resource {
-        addObserver(ClosureObserver(closure: closure, onStop: nil), owner: owner, delivery: delivery)
+        if delivery == nil {
+            observers.add(ObserverSink(link: ResourceLink(self), target: .closure(closure)), identity: nil, owner: owner)
+            logAdded("closure")
+            return self
+        }
+        return addObserver(ClosureObserver(closure: closure, onStop: nil), owner: owner, delivery: delivery)
     }
 
     /// Adds `observer`, owned by the returned token: it observes until the token is cancelled or deallocated.
     public func observe(
         _ observer: any ResourceObserver, delivery: (any DeliveryPolicy)? = nil
     ) -> ObservationToken {
-        logAdded(observer)
+        logAdded("\(type(of: observer))")
         return observers.observe(makeSink(observer, delivery: delivery))
     }
 
@@ -79,7 +84,7 @@ extension Resource {
     @discardableResult
     public func removeObservers(ownedBy owner: AnyObject?) -> Resource {
         observers.removeObservers(ownedBy: owner)
-        service.logging.observers.debug(
+        core.logging.observers.debug(
             "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
         return self
     }
@@ -102,8 +107,7 @@ extension Resource {
             link: link, target: .lane(ObserverSink.lane(policy: delivery, flag: flag) { observer }, flag))
     }
 
-    private func logAdded(_ observer: any ResourceObserver) {
-        service.logging.observers.debug(
-            "observer added", metadata: ["url": "\(urlString)", "observer": "\(type(of: observer))"])
+    private func logAdded(_ kind: String) {
+        core.logging.observers.debug("observer added", metadata: ["url": "\(urlString)", "observer": "\(kind)"])
     }
 }

@@ -56,7 +56,7 @@ extension Resource {
                 with: .failure(
                     ResourceError(
                         .invalidRequestBody, message: "the \(Body.self) body does not encode as JSON: \(error)",
-                        method: method, url: urlString, timestamp: service.timeSource.now, cause: error)))
+                        method: method, url: urlString, timestamp: core.timeSource.now, cause: error)))
             return request
         }
     }
@@ -64,11 +64,11 @@ extension Resource {
     /// Sends `request`, and turns what comes back into an outcome: a 304, new data through `pipeline`, or a failure
     /// naming the request.
     func exchange(_ request: TransportRequest, pipeline: Pipeline) async -> RequestOutcome {
-        let logging = service.logging
+        let logging = core.logging
         logging.network.debug("→ \(request.method) \(request.url.absoluteString)")
         let response: TransportResponse
         do {
-            response = try await service.transport.send(request)
+            response = try await core.transport.send(request)
         } catch {
             let failure = transportFailure(error, request: request)
             if !failure.isCancellation {
@@ -80,7 +80,7 @@ extension Resource {
         logging.network.debug(
             "← \(response.status) \(request.method) \(request.url.absoluteString)",
             metadata: ["bytes": "\(response.body.count)"])
-        let now = service.timeSource.now
+        let now = core.timeSource.now
         if response.status == 304 { return .notModified(nil) }
         let entity = Entity(content: response.body, headers: response.headers, timestamp: now)
         guard response.isSuccess else {
@@ -105,7 +105,7 @@ extension Resource {
     }
 
     private func transportFailure(_ error: any Error, request: TransportRequest) -> ResourceError {
-        let now = service.timeSource.now
+        let now = core.timeSource.now
         let url = request.url.absoluteString
         switch error {
         case let error as TransportError where error.kind == .cancelled:

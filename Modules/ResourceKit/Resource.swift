@@ -8,7 +8,7 @@ public import TransportKit
 /// that follow it. Get one from ``Service/resource(_:)``: a service hands out at most one per URL.
 ///
 /// ```swift
-/// let items = service.resource("/items")
+/// let items = core.resource("/items")
 /// items.addObserver(owner: self) { resource, event in
 ///     show(resource.typedContent(as: JSONValue.self), loading: resource.isLoading, error: resource.latestError)
 /// }
@@ -19,19 +19,25 @@ public import TransportKit
 /// order its state changed, never re-entrantly. A resource is retained by its service while it has observers;
 /// when it has none and nobody else references it, it is eligible for deallocation at the service's next flush.
 public final class Resource: Sendable, Hashable, CustomStringConvertible {
-    /// The service that made this resource, and which it keeps alive.
-    public let service: Service
+    /// The service that made this resource. (A resource keeps its service's workings alive, not the `Service`
+    /// object: if that was dropped while this resource is still referenced, this is a new face on the same cache.)
+    public var service: Service {
+        core.service()
+    }
+
+    /// The service's workings: transport, clock, configuration, cache.
+    let core: ServiceCore
     /// The resource's URL; nil when the input did not make a valid one (its loads fail saying why).
     public let url: URL?
 
     /// The service's cache key.
     let key: String
     let invalid: InvalidAddress?
-    let observers: ObserverTable<ObserverSink, ResourceEvent>
+    let observers: ObserverTable<ObserverSink, ResourceNotification>
     let state = LockedValue(ResourceState())
 
-    init(service: Service, key: String, url: URL?, invalid: InvalidAddress?) {
-        self.service = service
+    init(core: ServiceCore, key: String, url: URL?, invalid: InvalidAddress?) {
+        self.core = core
         self.key = key
         self.url = url
         self.invalid = invalid
@@ -83,7 +89,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// no older than the expiration time (the retry time, after an error).
     public var isUpToDate: Bool {
         let configuration = configuration(for: .get)
-        let now = service.timeSource.now
+        let now = core.timeSource.now
         return state.withLock { $0.isUpToDate(now: now, configuration: configuration) }
     }
 
@@ -109,11 +115,11 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
 
     /// The configuration for `method` requests, computed once per configuration change.
     public func configuration(for method: HTTPMethod = .get) -> ResourceConfiguration {
-        let generation = service.configurationGeneration.load(ordering: .acquiring)
+        let generation = core.configurationGeneration.load(ordering: .acquiring)
         if let cached = state.withLock({ $0.cachedConfiguration(for: method, generation: generation) }) {
             return cached
         }
-        let configuration = service.computeConfiguration(for: url, method: method)
+        let configuration = core.computeConfiguration(for: url, method: method)
         state.withLock { $0.cache(configuration, for: method, generation: generation) }
         return configuration
     }
@@ -136,9 +142,9 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
             }
             return state.events.removeFirst()
         }) {
-            service.logging.stateChanges.trace(
+            core.logging.stateChanges.trace(
                 "event", metadata: ["url": "\(urlString)", "event": "\(event)"])
-            observers.notify(event)
+            observers.notify(ResourceNotification(resource: self, event: event))
         }
     }
 }

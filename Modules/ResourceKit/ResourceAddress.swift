@@ -3,7 +3,7 @@ import TransportKit
 /// How URLs become resources' keys: one key per URL, so that one URL is one resource.
 ///
 /// A URL under the service's base is keyed by the rest of it (`/items/1?a=1`), which for a well-formed path is the
-/// path itself: looking up `service.resource("/items/1")` then costs one hash, no URL parsing and no allocation.
+/// path itself: looking up `core.resource("/items/1")` then costs one hash, no URL parsing and no allocation.
 /// Any other URL is keyed by its absolute string; a URL that is not valid by the text given, prefixed `invalid:`.
 enum ResourceAddress {
     /// Why a path cannot be appended to a base.

@@ -59,9 +59,17 @@ enum LaneItem: Sendable {
     case stopped(Resource)
 }
 
+/// An event as the observer table carries it: with its resource, so that delivering it needs no weak load.
+struct ResourceNotification: Sendable {
+    let resource: Resource
+    let event: ResourceEvent
+}
+
 /// What the observer table holds for one observer: a direct call, or a delivery lane.
 struct ObserverSink: Sendable {
     enum Target: Sendable {
+        /// A closure observer, called directly (no existential to open).
+        case closure(@Sendable (Resource, ResourceEvent) -> Void)
         case direct(any ResourceObserver)
         case lane(DeliveryLane<LaneItem>, StopFlag)
         /// A self-owned observer that could not be projected (never expected).
@@ -71,24 +79,37 @@ struct ObserverSink: Sendable {
     let link: ResourceLink
     let target: Target
 
-    func deliver(_ notice: ObserverNotice<ResourceEvent>) {
+    func deliver(_ notice: ObserverNotice<ResourceNotification>) {
+        if case .event(let notification) = notice {
+            deliver(notification.event, of: notification.resource)
+            return
+        }
         guard let resource = link.resource else { return }
         switch (target, notice) {
+        case (.closure(let closure), .added):
+            closure(resource, .observerAdded)
+        case (.closure, _):
+            break
         case (.direct(let observer), .added):
             observer.resourceChanged(resource, event: .observerAdded)
-        case (.direct(let observer), .event(let event)):
-            observer.resourceChanged(resource, event: event)
         case (.direct(let observer), .stopped):
             observer.stoppedObserving(resource: resource)
         case (.lane(let lane, _), .added):
             lane.submit(.event(resource, .observerAdded))
-        case (.lane(let lane, _), .event(let event)):
-            lane.submit(.event(resource, event))
         case (.lane(let lane, let flag), .stopped):
             flag.stopped.store(true, ordering: .releasing)
             lane.submit(.stopped(resource))
-        case (.none, _):
-            break
+        case (.direct, .event), (.lane, .event), (.none, _):
+            break  // events are delivered above
+        }
+    }
+
+    private func deliver(_ event: ResourceEvent, of resource: Resource) {
+        switch target {
+        case .closure(let closure): closure(resource, event)
+        case .direct(let observer): observer.resourceChanged(resource, event: event)
+        case .lane(let lane, _): lane.submit(.event(resource, event))
+        case .none: break
         }
     }
 

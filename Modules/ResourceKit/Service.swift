@@ -1,8 +1,5 @@
 import ConcurrencyHelpers
-import OwnershipKit
-import Logging
 public import RegistryKit
-import Synchronization
 public import TransportKit
 
 /// A remote API: the one place that hands out its resources, at most one ``Resource`` per URL, and configures them.
@@ -23,32 +20,18 @@ public import TransportKit
 ///   ``MemoryPressureMonitor`` under memory pressure — see ``memoryPressureMonitor(source:)``), the cache's count
 ///   limit, or ``wipeResources(matching:)``. Until then they keep their data, ready for the next lookup.
 ///
-/// A resource holds its service strongly, so a service lives as long as any of its resources is referenced.
+/// Keep the service for as long as you use its resources, as you would in Siesta. When the last reference to a
+/// `Service` goes, it is freed at once — no flush needed — and with it every resource nobody else references,
+/// observed or not; resources still referenced keep working (``Resource/service`` then makes a new face for them).
 public final class Service: Sendable, CustomStringConvertible {
-    /// The base URL that ``resource(_:)`` paths are appended to, if it is valid.
-    public let baseURL: URL?
-    /// The transport that carries requests.
-    public let transport: any Transport
-    /// The clock that timestamps data and decides staleness.
-    public let timeSource: any TimeSource
-    /// The loggers.
-    public let logging: ResourceLogging
-
-    /// The base URL's absolute string without a trailing slash, when the base URL is valid.
-    let base: String?
-    /// Why the base URL given is unusable, if it is.
-    let baseProblem: String?
-    let resources: Registry<String, Resource>
-    let rules: LockedValue<[ConfigurationRule]>
-    /// Bumped by every configuration change, so that resources recompute their configurations.
-    let configurationGeneration = Atomic<UInt64>(1)
+    let core: ServiceCore
 
     /// Makes a service.
     ///
     /// - Parameters:
     ///   - baseURL: The URL that ``resource(_:)`` paths are appended to. An invalid one (no scheme or host) is logged
-    ///     and makes every ``resource(_:)`` an invalid resource whose loads fail saying so; nil leaves only
-    ///     ``resource(absoluteURL:)-(URL?)``.
+    ///     and makes every ``resource(_:)`` an invalid resource whose loads fail saying so; with nil, only
+    ///     ``resource(absoluteURL:)-(URL?)`` makes valid resources.
     ///   - transport: What carries requests.
     ///   - timeSource: The clock. Defaults to the system's.
     ///   - standardTransformers: Which standard transformers every resource gets. Defaults to text and JSON.
@@ -59,46 +42,13 @@ public final class Service: Sendable, CustomStringConvertible {
         standardTransformers: StandardTransformers = .all, cacheCountLimit: Int = 2048,
         logging: ResourceLogging = ResourceLogging()
     ) {
-        self.transport = transport
-        self.timeSource = timeSource
-        self.logging = logging
-        resources = Registry(configuration: .init(countLimit: cacheCountLimit), isInUse: { $0.hasObservers })
-        if let baseURL {
-            let url = URL(string: baseURL)
-            let problem = url.map(ResourceAddress.problem(with:)) ?? "\"\(baseURL)\" is not a valid URL"
-            if let url, problem == nil {
-                self.baseURL = url
-                var base = url.absoluteString
-                while base.hasSuffix("/") { base.removeLast() }
-                self.base = base
-                baseProblem = nil
-            } else {
-                self.baseURL = nil
-                base = nil
-                baseProblem = "the service's base URL is unusable: " + (problem ?? "")
-                logging.configuration.error("\(baseProblem ?? "")")
-            }
-        } else {
-            self.baseURL = nil
-            base = nil
-            baseProblem = "the service has no base URL: use resource(absoluteURL:) for this resource"
-        }
-        var standard = Pipeline()
-        if standardTransformers.contains(.text) {
-            standard[.parsing].add(TextTransformer(), contentTypes: ["text/*"])
-        }
-        if standardTransformers.contains(.json) {
-            standard[.parsing].add(JSONTransformer(), contentTypes: ["application/json", "*/*+json"])
-        }
-        let pipeline = standard
-        rules = LockedValue([
-            ConfigurationRule(
-                pattern: .all, methods: nil, description: "standard transformers",
-                configurer: { $0.pipeline = pipeline })
-        ])
+        core = ServiceCore(
+            baseURL: baseURL, transport: transport, timeSource: timeSource,
+            standardTransformers: standardTransformers, cacheCountLimit: cacheCountLimit, logging: logging)
+        core.face.withLock { $0.service = self }
     }
 
-    /// Makes a service whose base URL is `baseURL` (see ``init(baseURL:transport:timeSource:standardTransformers:cacheCountLimit:logging:)-(String?,_,_,_,_,_)``).
+    /// Makes a service whose base URL is `baseURL` (see the `String` form).
     public convenience init(
         baseURL: URL?, transport: any Transport, timeSource: any TimeSource = SystemTimeSource(),
         standardTransformers: StandardTransformers = .all, cacheCountLimit: Int = 2048,
@@ -109,9 +59,112 @@ public final class Service: Sendable, CustomStringConvertible {
             standardTransformers: standardTransformers, cacheCountLimit: cacheCountLimit, logging: logging)
     }
 
-    /// The service's base URL, or a note that it has none.
+    /// The face of an existing core (``Resource/service`` after the first face was dropped).
+    init(core: ServiceCore) {
+        self.core = core
+    }
+
+    deinit {
+        core.faceReleased()
+    }
+
+    /// The base URL that ``resource(_:)`` paths are appended to, if it is valid.
+    public var baseURL: URL? { core.baseURL }
+    /// The transport that carries requests.
+    public var transport: any Transport { core.transport }
+    /// The clock that timestamps data and decides staleness.
+    public var timeSource: any TimeSource { core.timeSource }
+    /// The loggers.
+    public var logging: ResourceLogging { core.logging }
+
+    /// `Service(base URL)`.
     public var description: String {
-        "Service(\(base ?? "no base URL"))"
+        "Service(\(core.base ?? "no base URL"))"
+    }
+
+    // MARK: Resources
+
+    /// The resource at `path` below the base URL: one instance per URL, from any thread.
+    ///
+    /// The path is always appended to the base URL, whether or not it begins with `/`: it never changes the host
+    /// and never leaves the base path. Characters a path cannot hold are percent-encoded (so `?` and `#` stay in the
+    /// path; use ``Resource/withParam(_:_:)`` for a query), and a `.` or `..` segment makes the resource invalid.
+    /// An invalid resource is still a resource: its loads fail with a ``ResourceError`` saying what was wrong.
+    ///
+    /// ```swift
+    /// service.resource("/items/42")   // https://api.example.com/v1/items/42
+    /// service.resource("items/42")    // the same resource
+    /// ```
+    public func resource(_ path: String) -> Resource {
+        core.resource(path)
+    }
+
+    /// The resource at `url`, which may be anywhere; nil or invalid gives an invalid resource (see ``resource(_:)``).
+    public func resource(absoluteURL url: URL?) -> Resource {
+        core.resource(absoluteURL: url)
+    }
+
+    /// The resource at the URL `urlString`; nil or not a URL gives an invalid resource (see ``resource(_:)``).
+    public func resource(absoluteURL urlString: String?) -> Resource {
+        core.resource(absoluteURL: urlString)
+    }
+
+    // MARK: Configuration
+
+    /// Adds a configuration rule: `configurer` changes the configuration of every resource matching `pattern`, for
+    /// requests with one of `requestMethods` (all methods when nil). Rules apply in the order they were added, after
+    /// the defaults and the standard transformers; resources pick up the change at their next request.
+    ///
+    /// ```swift
+    /// service.configure { $0.headers["Authorization"] = "Bearer \(token)" }
+    /// service.configure("/items/**", requestMethods: [.get]) { $0.expirationTime = .seconds(300) }
+    /// ```
+    ///
+    /// `configurer` runs when a resource first needs its configuration after a change, on that resource's calling
+    /// thread: keep it to changing the configuration.
+    public func configure(
+        _ pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil, description: String? = nil,
+        _ configurer: @escaping @Sendable (inout ResourceConfiguration) -> Void
+    ) {
+        core.configure(pattern, requestMethods: requestMethods, description: description, configurer)
+    }
+
+    /// Adds a transformer from a closure at `stage` for resources matching `pattern`: the content must be an
+    /// `Input`, the closure's result becomes the content. By default it replaces the stage's other transformers.
+    ///
+    /// ```swift
+    /// service.configureTransformer("/greeting") { (text: String, _) in text.uppercased() }
+    /// ```
+    public func configureTransformer<Input: Sendable, Output: Sendable>(
+        _ pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil,
+        atStage stage: PipelineStageKey = .model, replacingExisting: Bool = true, contentTypes: [String] = ["*/*"],
+        description: String? = nil, _ transform: @escaping @Sendable (Input, Entity) throws -> Output?
+    ) {
+        core.configureTransformer(
+            pattern, requestMethods: requestMethods, atStage: stage, replacingExisting: replacingExisting,
+            contentTypes: contentTypes, description: description, transform)
+    }
+
+    /// Decodes the JSON bodies of resources matching `pattern` to `Model` at the model stage (see
+    /// ``DecodableTransformer``), replacing the stage's other transformers.
+    ///
+    /// ```swift
+    /// service.configureModel(User.self, for: "/users/*")
+    /// let user = service.resource("/users/1").typedContent(as: User.self)
+    /// ```
+    public func configureModel<Model: Decodable & Sendable>(
+        _ type: Model.Type, for pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil,
+        contentTypes: [String] = ["application/json", "*/*+json"],
+        decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
+    ) {
+        core.configureModel(
+            type, for: pattern, requestMethods: requestMethods, contentTypes: contentTypes, decoder: decoder)
+    }
+
+    /// Makes every resource recompute its configuration at its next request: call it when something a configurer
+    /// reads has changed (a token, say).
+    public func invalidateConfiguration() {
+        core.invalidateConfiguration()
     }
 
     // MARK: The cache
@@ -120,39 +173,22 @@ public final class Service: Sendable, CustomStringConvertible {
     /// references; returns how many the cache stopped holding. Observers whose owners are gone are swept first.
     @discardableResult
     public func flushUnused() -> Int {
-        for resource in resources.allInstances() { resource.observers.sweep() }
-        let released = resources.flushUnused()
-        logging.cache.debug("flushed unused resources", metadata: ["released": "\(released)"])
-        return released
+        core.flushUnused()
     }
 
     /// How many resources are alive and in the cache.
     public var cachedResourceCount: Int {
-        resources.count
+        core.cachedResourceCount
     }
 
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
     public func wipeResources(matching pattern: ConfigurationPattern = .all) {
-        let compiled = pattern.compiled(base: base)
-        for resource in resources.allInstances() {
-            guard let url = resource.url else {
-                if case .all = compiled { resource.wipe() }
-                continue
-            }
-            if compiled.matches(url, withoutQuery: ResourceAddress.withoutQuery(url)) { resource.wipe() }
-        }
-        flushUnused()
+        core.wipeResources(matching: pattern)
     }
 
     /// A monitor that flushes this service's unused resources whenever `source` reports memory pressure. Run it in
-    /// a task group or a `ServiceGroup` (its `run()` returns when cancelled).
+    /// a task group or a `ServiceGroup` (its `run()` returns when cancelled). It does not keep the service alive.
     public func memoryPressureMonitor(source: any MemoryPressureSource) -> MemoryPressureMonitor {
-        MemoryPressureMonitor(source: source) { [weak self] event in
-            guard let self else { return }
-            let released = flushUnused()
-            logging.cache.info(
-                "memory pressure: flushed unused resources",
-                metadata: ["released": "\(released)", "source": "\(source.name)", "reason": "\(event.reason)"])
-        }
+        core.memoryPressureMonitor(source: source)
     }
 }

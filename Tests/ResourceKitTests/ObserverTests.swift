@@ -168,3 +168,27 @@ final class PolicyObserver: ResourceObserver {
         stops.withLock { $0 += 1 }
     }
 }
+
+@Suite("Service lifetime")
+struct ServiceLifetimeTests {
+    @Test("A dropped service is freed at once with every resource nobody references — observed or not, no flush")
+    func droppedService() {
+        let leaks = LeakTracker()
+        let owner = Owner()
+        var kept: Resource?
+        do {
+            let service = leaks.track(Service(baseURL: base, transport: InMemoryTransport()), "service")
+            for index in 0..<50 { leaks.track(service.resource("/items/\(index)"), "resource \(index)") }
+            service.resource("/observed").addObserver(owner: owner) { _, _ in }
+            leaks.track(service.resource("/observed"), "observed resource")
+            kept = service.resource("/kept")
+        }
+        #expect(leaks.survivors.isEmpty, "still alive: \(leaks.survivors)")
+
+        // A resource still referenced keeps working, and gives a service face whose lookups stay canonical.
+        let service = kept!.service
+        #expect(service.resource("/kept") === kept)
+        #expect(kept!.child("x") === service.resource("/kept/x"))
+        withExtendedLifetime(owner) {}
+    }
+}

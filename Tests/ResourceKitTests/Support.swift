@@ -8,16 +8,19 @@ import TransportKit
 let base = "https://api.example.com/v1"
 
 /// A service on an in-memory transport and a manual clock at t = 1000 s, and the leak harness: after the test,
-/// once its requests are answered and the cache flushed, the service, its resources and every tracked object must
-/// be gone — a retain cycle fails the test.
+/// once its requests are answered and the service dropped, the service, its resources and every tracked object must
+/// be gone — a retain cycle fails the test. Resources hold their service's workings, which hold the transport, so
+/// the transport outlives the test exactly when some resource leaks: it is tracked for that.
 final class Fixture: Sendable {
     let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
-    let transport: InMemoryTransport
     let leaks = LeakTracker()
     private let serviceBox: LockedValue<Service?>
+    private let transportBox: LockedValue<InMemoryTransport?>
 
     init(cacheCountLimit: Int = 2048, standardTransformers: StandardTransformers = .all) {
-        transport = InMemoryTransport(timeSource: clock)
+        let transport = InMemoryTransport(timeSource: clock)
+        transportBox = LockedValue(transport)
+        leaks.track(transport, "transport (kept by any leaked resource)")
         let service = Service(
             baseURL: base, transport: transport, timeSource: clock, standardTransformers: standardTransformers,
             cacheCountLimit: cacheCountLimit)
@@ -27,6 +30,10 @@ final class Fixture: Sendable {
 
     var service: Service {
         serviceBox.withLock { $0! }
+    }
+
+    var transport: InMemoryTransport {
+        transportBox.withLock { $0! }
     }
 
     /// Routes GET `path` (below the base) to `reply`.
@@ -52,8 +59,9 @@ final class Fixture: Sendable {
             attempts += 1
         }
         let service = serviceBox.withLock { $0.take() }
-        service?.flushUnused()
         _ = consume service
+        let transport = transportBox.withLock { $0.take() }
+        _ = consume transport
         for _ in 0..<100 where !leaks.survivors.isEmpty { await Task.yield() }
         #expect(leaks.survivors.isEmpty, "leaked: \(leaks.survivors)", sourceLocation: sourceLocation)
     }

@@ -1,9 +1,9 @@
 import RegistryKit
 import ConcurrencyHelpers
 import Logging
-public import TransportKit
+import TransportKit
 
-extension Service {
+extension ServiceCore {
     /// The resource at `path` below the base URL: one instance per URL, from any thread.
     ///
     /// The path is always appended to the base URL, whether or not it begins with `/`: it never changes the host
@@ -15,7 +15,7 @@ extension Service {
     /// service.resource("/items/42")   // https://api.example.com/v1/items/42
     /// service.resource("items/42")    // the same resource
     /// ```
-    public func resource(_ path: String) -> Resource {
+    func resource(_ path: String) -> Resource {
         guard let base else {
             return invalidResource(text: path, problem: baseProblem ?? "the service has no base URL")
         }
@@ -28,7 +28,7 @@ extension Service {
     }
 
     /// The resource at `url`, which may be anywhere; nil or invalid gives an invalid resource (see ``resource(_:)``).
-    public func resource(absoluteURL url: URL?) -> Resource {
+    func resource(absoluteURL url: URL?) -> Resource {
         guard let url else { return invalidResource(text: "nil", problem: "no URL was given") }
         if let problem = ResourceAddress.problem(with: url) {
             return invalidResource(text: url.absoluteString, problem: problem)
@@ -39,7 +39,7 @@ extension Service {
     }
 
     /// The resource at the URL `urlString`; nil or not a URL gives an invalid resource (see ``resource(_:)``).
-    public func resource(absoluteURL urlString: String?) -> Resource {
+    func resource(absoluteURL urlString: String?) -> Resource {
         guard let urlString else { return invalidResource(text: "nil", problem: "no URL was given") }
         guard let url = URL(string: urlString) else {
             return invalidResource(text: urlString, problem: "\"\(urlString)\" is not a valid URL")
@@ -64,11 +64,11 @@ extension Service {
     private func makeResource(key: String, absolute: String) -> Resource {
         guard let url = URL(string: absolute) else {
             return Resource(
-                service: self, key: key, url: nil,
+                core: self, key: key, url: nil,
                 invalid: InvalidAddress(text: absolute, problem: "\"\(absolute)\" is not a valid URL"))
         }
         logging.cache.trace("created resource", metadata: ["url": "\(absolute)"])
-        return Resource(service: self, key: key, url: url, invalid: nil)
+        return Resource(core: self, key: key, url: url, invalid: nil)
     }
 
     /// A resource for input that is not a valid URL: canonical too (the same text gives the same resource), so that
@@ -77,7 +77,7 @@ extension Service {
         logging.configuration.warning("invalid resource URL", metadata: ["input": "\(text)", "problem": "\(problem)"])
         let key = "invalid:" + text
         return resources.instance(for: key) {
-            Resource(service: self, key: key, url: nil, invalid: InvalidAddress(text: text, problem: problem))
+            Resource(core: self, key: key, url: nil, invalid: InvalidAddress(text: text, problem: problem))
         }
     }
 }

@@ -1,9 +1,9 @@
 import Synchronization
 import ConcurrencyHelpers
 import Logging
-public import TransportKit
+import TransportKit
 
-extension Service {
+extension ServiceCore {
     /// Adds a configuration rule: `configurer` changes the configuration of every resource matching `pattern`, for
     /// requests with one of `requestMethods` (all methods when nil). Rules apply in the order they were added, after
     /// the defaults and the standard transformers; resources pick up the change at their next request.
@@ -15,7 +15,7 @@ extension Service {
     ///
     /// `configurer` runs when a resource first needs its configuration after a change, on that resource's calling
     /// thread: keep it to changing the configuration.
-    public func configure(
+    func configure(
         _ pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil, description: String? = nil,
         _ configurer: @escaping @Sendable (inout ResourceConfiguration) -> Void
     ) {
@@ -33,7 +33,7 @@ extension Service {
     /// ```swift
     /// service.configureTransformer("/greeting") { (text: String, _) in text.uppercased() }
     /// ```
-    public func configureTransformer<Input: Sendable, Output: Sendable>(
+    func configureTransformer<Input: Sendable, Output: Sendable>(
         _ pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil,
         atStage stage: PipelineStageKey = .model, replacingExisting: Bool = true, contentTypes: [String] = ["*/*"],
         description: String? = nil, _ transform: @escaping @Sendable (Input, Entity) throws -> Output?
@@ -54,7 +54,7 @@ extension Service {
     /// service.configureModel(User.self, for: "/users/*")
     /// let user: User? = service.resource("/users/1").typedContent()
     /// ```
-    public func configureModel<Model: Decodable & Sendable>(
+    func configureModel<Model: Decodable & Sendable>(
         _ type: Model.Type, for pattern: ConfigurationPattern = .all, requestMethods: [HTTPMethod]? = nil,
         contentTypes: [String] = ["application/json", "*/*+json"],
         decoder: @escaping @Sendable () -> JSONDecoder = { JSONDecoder() }
@@ -67,7 +67,7 @@ extension Service {
 
     /// Makes every resource recompute its configuration at its next request: call it when something a configurer
     /// reads has changed (a token, say).
-    public func invalidateConfiguration() {
+    func invalidateConfiguration() {
         configurationGeneration.add(1, ordering: .releasing)
     }
 

@@ -1,0 +1,157 @@
+// ResourceKit benchmarks: lookups, cache growth and churn, loadIfNeeded, fan-out — each beside a baseline.
+//   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target ResourceBenchmarks
+
+import Benchmark
+import ResourceKit
+import Synchronization
+import TetherTesting
+import TransportKit
+
+let base = "https://api.example.com/v1"
+let paths = (0..<20).map { "/items/\($0)" }
+let lookupRounds = 20_000
+let fanOut = 5_000
+
+final class Owner: Sendable {}
+
+func makeService(countLimit: Int = 2048) -> (Service, InMemoryTransport) {
+    let transport = InMemoryTransport(timeSource: ManualTimeSource())  // replies wait for a clock that never moves
+    let service = Service(baseURL: base, transport: transport, cacheCountLimit: countLimit)
+    return (service, transport)
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
+        warmupIterations: 3,
+        maxDuration: .seconds(3),
+        maxIterations: 1_000
+    )
+
+    // 20 URLs × 20,000 lookups of existing resources; per lookup = the figure / 400,000.
+    Benchmark("Lookup: 20 URLs × 20k service.resource(path)") { benchmark in
+        let (service, _) = makeService()
+        let resources = paths.map { service.resource($0) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<lookupRounds {
+                for path in paths { blackHole(service.resource(path)) }
+            }
+        }
+        benchmark.stopMeasurement()
+        blackHole(resources)
+    }
+
+    // The baseline: the same lookups in a plain dictionary behind a Mutex.
+    Benchmark("Baseline: 20 URLs × 20k Mutex<[String: Resource]> lookups") { benchmark in
+        let (service, _) = makeService()
+        let table = Mutex<[String: Resource]>([:])
+        table.withLock { table in for path in paths { table[path] = service.resource(path) } }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<lookupRounds {
+                for path in paths { blackHole(table.withLock { $0[path] }) }
+            }
+        }
+        benchmark.stopMeasurement()
+    }
+
+    Benchmark("Lookup: 20 URLs × 20k service.resource(absoluteURL:)") { benchmark in
+        let (service, _) = makeService()
+        let urls = paths.map { base + $0 }
+        let resources = urls.map { service.resource(absoluteURL: $0) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<lookupRounds {
+                for url in urls { blackHole(service.resource(absoluteURL: url)) }
+            }
+        }
+        benchmark.stopMeasurement()
+        blackHole(resources)
+    }
+
+    // 10,000 new URLs into an empty cache (no limit reached).
+    Benchmark("Cache growth: 10k new URLs") { benchmark in
+        let fresh = (0..<10_000).map { "/grow/\($0)" }
+        for _ in benchmark.scaledIterations {
+            let (service, _) = makeService(countLimit: 20_000)
+            benchmark.startMeasurement()
+            for path in fresh { blackHole(service.resource(path)) }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // The baseline: a new object per entry into a plain dictionary behind a Mutex.
+    Benchmark("Baseline: 10k new objects into Mutex<[String: Owner]>") { benchmark in
+        let fresh = (0..<10_000).map { "/grow/\($0)" }
+        for _ in benchmark.scaledIterations {
+            let table = Mutex<[String: Owner]>([:])
+            benchmark.startMeasurement()
+            for path in fresh { table.withLock { $0[path] = Owner() } }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // 10,000 new URLs with a count limit of 100: a flush every 100 insertions or so.
+    Benchmark("Churn: 10k new URLs, count limit 100") { benchmark in
+        let fresh = (0..<10_000).map { "/churn/\($0)" }
+        for _ in benchmark.scaledIterations {
+            let (service, _) = makeService(countLimit: 100)
+            benchmark.startMeasurement()
+            for path in fresh { blackHole(service.resource(path)) }
+            benchmark.stopMeasurement()
+        }
+    }
+
+    // loadIfNeeded × 300,000 on a resource whose data is fresh (up to date): per call = the figure / 300,000.
+    Benchmark("loadIfNeeded × 300k: fresh data (up to date)") { benchmark in
+        let (service, _) = makeService()
+        let resource = service.resource("/fresh")
+        service.configure { $0.expirationTime = .seconds(3600) }
+        resource.overrideLocalContent(with: "fresh")
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<300_000 { blackHole(resource.loadIfNeeded()) }
+        }
+        benchmark.stopMeasurement()
+    }
+
+    // loadIfNeeded × 300,000 on a resource with a load in flight: every call joins it.
+    Benchmark("loadIfNeeded × 300k: load in flight (deduplicated)") { benchmark in
+        let (service, transport) = makeService()
+        transport.route(base + "/pending", reply: .json("[]", delay: .seconds(1)))
+        let resource = service.resource("/pending")
+        let load: Request = resource.load()
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<300_000 { blackHole(resource.loadIfNeeded()) }
+        }
+        benchmark.stopMeasurement()
+        load.cancel()
+    }
+
+    // One event to 5,000 closure observers; per delivery = the figure / 5,000.
+    Benchmark("Fan-out: 1 event to \(fanOut) closure observers") { benchmark in
+        let (service, _) = makeService()
+        let resource = service.resource("/fan-out")
+        let owner = Owner()
+        for _ in 0..<fanOut { resource.addObserver(owner: owner) { _, event in blackHole(event) } }
+        benchmark.startMeasurement()
+        for iteration in benchmark.scaledIterations { resource.overrideLocalContent(with: iteration) }
+        benchmark.stopMeasurement()
+        blackHole(owner)
+    }
+
+    Benchmark("Baseline: \(fanOut) direct closure calls") { benchmark in
+        let (service, _) = makeService()
+        let resource = service.resource("/fan-out")
+        let closures: [@Sendable (Resource, ResourceEvent) -> Void] = (0..<fanOut).map { _ in
+            { _, event in blackHole(event) }
+        }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for closure in closures { closure(resource, .newData(.localOverride)) }
+        }
+        benchmark.stopMeasurement()
+    }
+}

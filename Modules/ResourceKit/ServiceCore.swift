@@ -1,0 +1,156 @@
+import ConcurrencyHelpers
+import OwnershipKit
+import Logging
+import RegistryKit
+import Synchronization
+import TransportKit
+
+/// What a ``Service`` is made of: the transport, the clock, the configuration rules and the cache of resources.
+///
+/// Resources hold their core, not their `Service`, so that a dropped `Service` is freed at once: its `deinit` tells
+/// the core to stop retaining resources, and those nobody references go with it. `Service` is the public face.
+final class ServiceCore: Sendable {
+    /// The base URL that ``resource(_:)`` paths are appended to, if it is valid.
+    let baseURL: URL?
+    /// The transport that carries requests.
+    let transport: any Transport
+    /// The clock that timestamps data and decides staleness.
+    let timeSource: any TimeSource
+    /// The loggers.
+    let logging: ResourceLogging
+
+    /// The base URL's absolute string without a trailing slash, when the base URL is valid.
+    let base: String?
+    /// Why the base URL given is unusable, if it is.
+    let baseProblem: String?
+    let resources: Registry<String, Resource>
+    let rules: LockedValue<[ConfigurationRule]>
+    /// Bumped by every configuration change, so that resources recompute their configurations.
+    let configurationGeneration = Atomic<UInt64>(1)
+
+    /// Makes a service.
+    ///
+    /// - Parameters:
+    ///   - baseURL: The URL that ``resource(_:)`` paths are appended to. An invalid one (no scheme or host) is logged
+    ///     and makes every ``resource(_:)`` an invalid resource whose loads fail saying so; nil leaves only
+    ///     ``resource(absoluteURL:)-(URL?)``.
+    ///   - transport: What carries requests.
+    ///   - timeSource: The clock. Defaults to the system's.
+    ///   - standardTransformers: Which standard transformers every resource gets. Defaults to text and JSON.
+    ///   - cacheCountLimit: How many resources the cache holds before creating one flushes unused ones. Default 2048.
+    ///   - logging: The loggers.
+    init(
+        baseURL: String?, transport: any Transport, timeSource: any TimeSource = SystemTimeSource(),
+        standardTransformers: StandardTransformers = .all, cacheCountLimit: Int = 2048,
+        logging: ResourceLogging = ResourceLogging()
+    ) {
+        self.transport = transport
+        self.timeSource = timeSource
+        self.logging = logging
+        resources = Registry(configuration: .init(countLimit: cacheCountLimit), isInUse: { $0.hasObservers })
+        if let baseURL {
+            let url = URL(string: baseURL)
+            let problem = url.map(ResourceAddress.problem(with:)) ?? "\"\(baseURL)\" is not a valid URL"
+            if let url, problem == nil {
+                self.baseURL = url
+                var base = url.absoluteString
+                while base.hasSuffix("/") { base.removeLast() }
+                self.base = base
+                baseProblem = nil
+            } else {
+                self.baseURL = nil
+                base = nil
+                baseProblem = "the service's base URL is unusable: " + (problem ?? "")
+                logging.configuration.error("\(baseProblem ?? "")")
+            }
+        } else {
+            self.baseURL = nil
+            base = nil
+            baseProblem = "the service has no base URL: use resource(absoluteURL:) for this resource"
+        }
+        var standard = Pipeline()
+        if standardTransformers.contains(.text) {
+            standard[.parsing].add(TextTransformer(), contentTypes: ["text/*"])
+        }
+        if standardTransformers.contains(.json) {
+            standard[.parsing].add(JSONTransformer(), contentTypes: ["application/json", "*/*+json"])
+        }
+        let pipeline = standard
+        rules = LockedValue([
+            ConfigurationRule(
+                pattern: .all, methods: nil, description: "standard transformers",
+                configurer: { $0.pipeline = pipeline })
+        ])
+    }
+
+    /// The live public face, if there is one.
+    let face = LockedValue(WeakService())
+
+    /// The live `Service` for this core, or a new one if the one it was made with is gone (resources outlive their
+    /// service only while referenced). Held strongly by the caller, never released under the lock.
+    func service() -> Service {
+        face.withLock { face in
+            if let service = face.service { return service }
+            let service = Service(core: self)
+            face.service = service
+            resources.resumeRetaining()
+            return service
+        }
+    }
+
+    /// The public face was deallocated: stop retaining resources, unless a new face exists already.
+    func faceReleased() {
+        face.withLock { face in
+            guard face.service == nil else { return }
+            resources.stopRetaining()
+        }
+        logging.cache.debug("service released: resources are held only by their users now")
+    }
+
+    // MARK: The cache
+
+    /// Makes every resource not in use (no observers) eligible for deallocation, and deallocates those nobody else
+    /// references; returns how many the cache stopped holding. Observers whose owners are gone are swept first.
+    @discardableResult
+    func flushUnused() -> Int {
+        for resource in resources.allInstances() { resource.observers.sweep() }
+        let released = resources.flushUnused()
+        logging.cache.debug("flushed unused resources", metadata: ["released": "\(released)"])
+        return released
+    }
+
+    /// How many resources are alive and in the cache.
+    var cachedResourceCount: Int {
+        resources.count
+    }
+
+    /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
+    func wipeResources(matching pattern: ConfigurationPattern = .all) {
+        let compiled = pattern.compiled(base: base)
+        for resource in resources.allInstances() {
+            guard let url = resource.url else {
+                if case .all = compiled { resource.wipe() }
+                continue
+            }
+            if compiled.matches(url, withoutQuery: ResourceAddress.withoutQuery(url)) { resource.wipe() }
+        }
+        flushUnused()
+    }
+
+    /// A monitor that flushes this service's unused resources whenever `source` reports memory pressure. Run it in
+    /// a task group or a `ServiceGroup` (its `run()` returns when cancelled).
+    func memoryPressureMonitor(source: any MemoryPressureSource) -> MemoryPressureMonitor {
+        MemoryPressureMonitor(source: source) { [weak self] event in
+            guard let self else { return }
+            let released = flushUnused()
+            logging.cache.info(
+                "memory pressure: flushed unused resources",
+                metadata: ["released": "\(released)", "source": "\(source.name)", "reason": "\(event.reason)"])
+        }
+    }
+}
+
+/// A weak reference to a core's public face.
+struct WeakService: Sendable {
+    weak var service: Service?
+}
