@@ -47,11 +47,6 @@ extension ServiceCore {
         return resource(absoluteURL: url)
     }
 
-    /// The resource that was created for `key`, if it is alive.
-    func existingResource(absoluteURL string: String) -> Resource? {
-        resources.existingInstance(for: key(forAbsolute: string))
-    }
-
     /// A URL under the base (`base/…`) is keyed by the rest of it, as ``resource(_:)`` keys paths; any other,
     /// the base itself included, by its whole absolute string.
     func key(forAbsolute absolute: String) -> String {
