@@ -14,14 +14,7 @@ extension Resource {
     public func addObserver<Observer: ResourceObserver & AnyObject>(
         _ observer: Observer, delivery: (any DeliveryPolicy)? = nil
     ) -> Resource {
-        let link = ResourceLink(self)
-        if let delivery {
-            let flag = StopFlag()
-            let lane = ObserverSink.lane(policy: delivery, flag: flag) { [weak observer] in observer }
-            observers.add(observer, as: { _ in ObserverSink(link: link, target: .lane(lane, flag)) })
-        } else {
-            observers.add(observer, as: { ObserverSink(link: link, target: .direct($0)) })
-        }
+        addSelfOwned(observer, delivery: delivery) { unsafeDowncast($0, to: Observer.self) }
         logAdded("\(type(of: observer))")
         return self
     }
@@ -35,10 +28,7 @@ extension Resource {
     ) -> Resource {
         let identity: AnyObject? = type(of: observer as Any) is AnyClass ? observer as AnyObject : nil
         if let identity, identity === owner {
-            let link = ResourceLink(self)
-            observers.add(identity) { object in
-                ObserverSink(link: link, target: (object as? any ResourceObserver).map { .direct($0) } ?? .none)
-            }
+            addSelfOwned(identity, delivery: delivery) { $0 as? any ResourceObserver }
         } else {
             observers.add(makeSink(observer, delivery: delivery), identity: identity, owner: owner)
         }
@@ -97,6 +87,23 @@ extension Resource {
     /// How many observers have live owners.
     public var observerCount: Int {
         observers.observerCount
+    }
+
+    /// Adds `object` as a self-owned observer (held weakly), seen as an observer through `project`.
+    private func addSelfOwned(
+        _ object: AnyObject, delivery: (any DeliveryPolicy)?,
+        project: @escaping @Sendable (AnyObject) -> (any ResourceObserver)?
+    ) {
+        let link = ResourceLink(self)
+        guard let delivery else {
+            observers.add(object) { ObserverSink(link: link, target: project($0).map { .direct($0) } ?? .none) }
+            return
+        }
+        let flag = StopFlag()
+        // The lane holds the observer weakly; it is unwrapped before it is projected (no cast of a nil weak).
+        let reference = WeakReference(object)
+        let lane = ObserverSink.lane(policy: delivery, flag: flag) { reference.object.flatMap(project) }
+        observers.add(object) { _ in ObserverSink(link: link, target: .lane(lane, flag)) }
     }
 
     func makeSink(_ observer: any ResourceObserver, delivery: (any DeliveryPolicy)?) -> ObserverSink {

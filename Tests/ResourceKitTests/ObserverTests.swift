@@ -113,6 +113,25 @@ struct ObserverTests {
         }
     }
 
+    @Test("An observer passed as its own owner is self-owned, and keeps its delivery policy")
+    func selfOwnedThroughOwnerForm() async {
+        await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            let key = DispatchSpecificKey<String>()
+            let queue = DispatchQueue(label: "observer")
+            queue.setSpecific(key: key, value: "observer queue")
+            var observer: QueueObserver? = QueueObserver(key: key)
+            fixture.leaks.track(observer!, "observer owning itself")
+            items.addObserver(observer!, owner: observer!, delivery: .deliverOn(.queue(queue)))
+            items.overrideLocalContent(with: "a")
+            queue.sync {}
+            queue.sync {}
+            #expect(observer?.queues.withLock { $0 } == ["observer queue", "observer queue"])
+            observer = nil
+            #expect(!items.hasObservers, "held weakly")
+        }
+    }
+
     @Test("A resource with observers is never evicted; an unobserved, unreferenced one only at a flush")
     func retention() async {
         await withFixture { fixture in
@@ -190,5 +209,19 @@ struct ServiceLifetimeTests {
         #expect(service.resource("/kept") === kept)
         #expect(kept!.child("x") === service.resource("/kept/x"))
         withExtendedLifetime(owner) {}
+    }
+}
+
+final class QueueObserver: ResourceObserver {
+    let key: DispatchSpecificKey<String>
+    let queues = LockedValue<[String?]>([])
+
+    init(key: DispatchSpecificKey<String>) {
+        self.key = key
+    }
+
+    func resourceChanged(_ resource: Resource, event: ResourceEvent) {
+        let queue = DispatchQueue.getSpecific(key: key)
+        queues.withLock { $0.append(queue) }
     }
 }
