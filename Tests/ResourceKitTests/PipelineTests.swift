@@ -59,6 +59,12 @@ struct PipelineTests {
             #expect(refuse.message == "the cleanup stage failed: refused")
             let typed = try #require(await fixture.service.resource("/typed").load().outcome.error)
             #expect(typed.message.contains("expected content of type Int, got JSONValue"), "\(typed.message)")
+
+            fixture.service.configureTransformer("/nothing") { (_: JSONValue, _) -> String? in nil }
+            fixture.route("/nothing", .json("{}"))
+            let nothing = try #require(await fixture.service.resource("/nothing").load().outcome.error)
+            #expect(nothing.message == "the model stage failed: the transformer from JSONValue to String returned nil")
+            #expect(nothing.url == base + "/nothing")
         }
     }
 

@@ -88,6 +88,20 @@ struct URLTests {
         }
     }
 
+    @Test("Navigation from bad input gives invalid resources that name the input")
+    func badNavigation() async throws {
+        try await withFixture { fixture in
+            let items = fixture.service.resource("/items")
+            let href = items.relative("http://[::1")
+            #expect(href.url == nil)
+            let error = try #require(await href.load().outcome.error)
+            #expect(error.kind == .invalidURL && error.message.contains("\"http://[::1\" is not a valid relative URL"))
+            let fromInvalid = fixture.service.resource("/..").withParam("a", "1")
+            #expect(fromInvalid.url == nil)
+            #expect(await fromInvalid.load().outcome.error?.message.contains("\"..\" segment") == true)
+        }
+    }
+
     @Test("A service with an unusable base URL makes invalid resources that say why")
     func badBase() async throws {
         let transport = InMemoryTransport()
