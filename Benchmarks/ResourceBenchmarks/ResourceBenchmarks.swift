@@ -20,6 +20,17 @@ func makeService(countLimit: Int = 2048) -> (Service, InMemoryTransport) {
     return (service, transport)
 }
 
+/// Looks up 10,000 new URLs in a fresh service with `countLimit`, measuring the lookups only.
+func measureNewURLs(_ benchmark: Benchmark, countLimit: Int) {
+    let fresh = (0..<10_000).map { "/new/\($0)" }
+    for _ in benchmark.scaledIterations {
+        let (service, _) = makeService(countLimit: countLimit)
+        benchmark.startMeasurement()
+        for path in fresh { blackHole(service.resource(path)) }
+        benchmark.stopMeasurement()
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .cpuTotal, .mallocCountTotal, .peakMemoryResident],
@@ -72,13 +83,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 10,000 new URLs into an empty cache (no limit reached).
     Benchmark("Cache growth: 10k new URLs") { benchmark in
-        let fresh = (0..<10_000).map { "/grow/\($0)" }
-        for _ in benchmark.scaledIterations {
-            let (service, _) = makeService(countLimit: 20_000)
-            benchmark.startMeasurement()
-            for path in fresh { blackHole(service.resource(path)) }
-            benchmark.stopMeasurement()
-        }
+        measureNewURLs(benchmark, countLimit: 20_000)
     }
 
     // The baseline: a new object per entry into a plain dictionary behind a Mutex.
@@ -94,13 +99,7 @@ let benchmarks: @Sendable () -> Void = {
 
     // 10,000 new URLs with a count limit of 100: a flush every 100 insertions or so.
     Benchmark("Churn: 10k new URLs, count limit 100") { benchmark in
-        let fresh = (0..<10_000).map { "/churn/\($0)" }
-        for _ in benchmark.scaledIterations {
-            let (service, _) = makeService(countLimit: 100)
-            benchmark.startMeasurement()
-            for path in fresh { blackHole(service.resource(path)) }
-            benchmark.stopMeasurement()
-        }
+        measureNewURLs(benchmark, countLimit: 100)
     }
 
     // loadIfNeeded × 300,000 on a resource whose data is fresh (up to date): per call = the figure / 300,000.

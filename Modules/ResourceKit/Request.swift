@@ -65,10 +65,16 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     }
 
     let state = LockedValue(State())
+    /// The service's clock, for the timestamp of a cancellation.
+    let timeSource: any TimeSource
 
-    init(method: HTTPMethod, url: String, resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?) {
+    init(
+        method: HTTPMethod, url: String, timeSource: any TimeSource,
+        resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
+    ) {
         self.method = method
         self.url = url
+        self.timeSource = timeSource
         state.withLock { $0.resolve = resolve }
     }
 
@@ -110,7 +116,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     public func cancel() {
         let task = state.withLock { $0.isClaimed ? nil : $0.task }
         let error = ResourceError(
-            .cancelled, message: "the request was cancelled", method: method, url: url, timestamp: Date())
+            .cancelled, message: "the request was cancelled", method: method, url: url, timestamp: timeSource.now)
         complete(with: .failure(error))
         task?.cancel()
     }

@@ -30,7 +30,7 @@ extension Resource {
     @discardableResult
     public func load() -> Request {
         // Never nil: only `onlyIfNeeded` loads decline.
-        startLoad(onlyIfNeeded: false) ?? Request(method: .get, url: urlString, resolve: nil)
+        startLoad(onlyIfNeeded: false) ?? Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
     }
 
     /// Makes the data stale: the next ``loadIfNeeded()`` loads, and a load in flight now brings data that is
@@ -121,7 +121,7 @@ extension Resource {
     func startLoad(onlyIfNeeded: Bool) -> Request? {
         let configuration = configuration(for: .get)
         let now = core.timeSource.now
-        let request = Request(method: .get, url: urlString) { [self] request, outcome in
+        let request = Request(method: .get, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
             resolveLoad(request, outcome)
         }
         var transportRequest = url.map {

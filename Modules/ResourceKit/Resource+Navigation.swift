@@ -74,16 +74,7 @@ extension Resource {
     /// Percent-encodes everything but unreserved characters, so `+`, `&` and `=` in values survive.
     static func encodeQueryComponent(_ text: String) -> String {
         var output = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
+        for byte in text.utf8 { ResourceAddress.appendEncoded(byte, keeping: ResourceAddress.isUnreserved, to: &output) }
         return output
     }
 }

@@ -16,7 +16,7 @@ extension Resource {
         _ method: HTTPMethod, body: Data? = nil, contentType: String? = nil, headers: HTTPHeaders = [:]
     ) -> Request {
         let configuration = configuration(for: method)
-        let request = Request(method: method, url: urlString) { [self] request, outcome in
+        let request = Request(method: method, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
             state.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(request)) }
             return outcome
         }
@@ -51,7 +51,7 @@ extension Resource {
             let body = try encoder.encode(json)
             return request(method, body: body, contentType: "application/json", headers: headers)
         } catch {
-            let request = Request(method: method, url: urlString, resolve: nil)
+            let request = Request(method: method, url: urlString, timeSource: core.timeSource, resolve: nil)
             request.complete(
                 with: .failure(
                     ResourceError(

@@ -53,11 +53,7 @@ enum ResourceAddress {
                 index += 3
                 continue
             }
-            if isPathCharacter(byte) {
-                output.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                output += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
+            appendEncoded(byte, keeping: isPathCharacter, to: &output)
             index += 1
         }
         for segment in output.split(separator: "/", omittingEmptySubsequences: false) {
@@ -68,6 +64,28 @@ enum ResourceAddress {
             }
         }
         return .success(output)
+    }
+
+    /// Appends `byte` to `output` as itself when `keeping` says so, else percent-encoded (`%2F`).
+    static func appendEncoded(_ byte: UInt8, keeping: (UInt8) -> Bool, to output: inout String) {
+        if keeping(byte) {
+            output.unicodeScalars.append(Unicode.Scalar(byte))
+        } else {
+            let hex = String(byte, radix: 16, uppercase: true)
+            output += hex.count == 1 ? "%0" + hex : "%" + hex
+        }
+    }
+
+    /// RFC 3986 unreserved characters: all a query component keeps unencoded, so `+`, `&` and `=` survive.
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default:
+            false
+        }
     }
 
     /// RFC 3986 `pchar` and `/`, without `%` (handled apart).
@@ -112,11 +130,5 @@ enum ResourceAddress {
         let string = url.absoluteString
         guard let end = string.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return string }
         return String(string[..<end])
-    }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }
