@@ -72,8 +72,10 @@ struct MemoryBoundTests {
             usleep(50)
             seen.append(delivery.payload.value)
         }
-        // One thread delivers (it submitted first); the other keeps submitting meanwhile.
-        DispatchQueue.global().async { lane.submit(Snapshot(0, counter: counter)) }
+        // One thread delivers (it submitted first); the other keeps submitting meanwhile. The first payload is not
+        // counted: its submitter may go on delivering later payloads from inside that `submit` call (immediate), and
+        // keeps its own argument alive until the call returns — held by the producer, not by the lane.
+        DispatchQueue.global().async { lane.submit(Snapshot(0)) }
         let most = Self.pushAndCount(into: lane, counter: counter, payloads: payloads)
         #expect(most <= 2)
         #expect(eventually { seen.last == payloads })
