@@ -22,31 +22,44 @@ let package = Package(
         .library(name: "RegistryKit", targets: ["RegistryKit"]),
         .library(name: "TransportKit", targets: ["TransportKit"]),
         .library(name: "ResourceKit", targets: ["ResourceKit"]),
+        .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
+        .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
+        .library(name: "TransportConformance", targets: ["TransportConformance"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // MARK: Internal helpers (no product)
-        .target(name: "ConcurrencyHelpers", path: "Modules/ConcurrencyHelpers"),
+        .target(name: "TetherConcurrency", path: "Modules/TetherConcurrency"),
 
         // MARK: Kits (no third-party dependencies)
-        .target(name: "OwnershipKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/OwnershipKit"),
-        .target(name: "DeliveryKit", dependencies: ["ConcurrencyHelpers"], path: "Modules/DeliveryKit"),
+        .target(name: "OwnershipKit", dependencies: ["TetherConcurrency"], path: "Modules/OwnershipKit"),
+        .target(name: "DeliveryKit", dependencies: ["TetherConcurrency"], path: "Modules/DeliveryKit"),
         .target(
             name: "RegistryKit",
-            dependencies: ["ConcurrencyHelpers", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TetherConcurrency", .product(name: "Logging", package: "swift-log")],
             path: "Modules/RegistryKit"
         ),
-        .target(name: "TransportKit", path: "Modules/TransportKit"),
+        .target(
+            name: "TransportKit",
+            dependencies: ["TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/TransportKit"
+        ),
         .target(
             name: "ResourceKit",
             dependencies: [
-                "ConcurrencyHelpers", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
+                "TetherConcurrency", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -58,11 +71,42 @@ let package = Package(
             dependencies: ["DeliveryKit", .product(name: "CoreMetrics", package: "swift-metrics")],
             path: "Modules/DeliveryMetricsAdapter"
         ),
+        .target(
+            name: "URLSessionAdapter",
+            dependencies: ["TransportKit", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/URLSessionAdapter"
+        ),
+        .target(
+            name: "AsyncHTTPClientAdapter",
+            dependencies: [
+                "TransportKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/AsyncHTTPClientAdapter"
+        ),
 
         // MARK: Doubles, conformance suites and test helpers
         .target(
-            name: "TetherTesting", dependencies: ["OwnershipKit", "TransportKit", "ConcurrencyHelpers"],
+            name: "TetherTesting", dependencies: ["OwnershipKit", "TransportKit", "TetherConcurrency"],
             path: "Modules/TetherTesting"),
+        .target(
+            name: "TransportConformance",
+            dependencies: [
+                "TransportKit", "TetherTesting", "TetherConcurrency",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/TransportConformance"
+        ),
 
         // MARK: Umbrella
         .target(
@@ -74,18 +118,18 @@ let package = Package(
 
         // MARK: Tests (one target per module)
         .testTarget(
-            name: "ConcurrencyHelpersTests",
-            dependencies: ["ConcurrencyHelpers"],
-            path: "Tests/ConcurrencyHelpersTests"
+            name: "TetherConcurrencyTests",
+            dependencies: ["TetherConcurrency"],
+            path: "Tests/TetherConcurrencyTests"
         ),
         .testTarget(
             name: "OwnershipKitTests",
-            dependencies: ["OwnershipKit", "ConcurrencyHelpers", "TetherTesting"],
+            dependencies: ["OwnershipKit", "TetherConcurrency", "TetherTesting"],
             path: "Tests/OwnershipKitTests"
         ),
         .testTarget(
             name: "DeliveryKitTests",
-            dependencies: ["DeliveryKit", "ConcurrencyHelpers", "TetherTesting"],
+            dependencies: ["DeliveryKit", "TetherConcurrency", "TetherTesting"],
             path: "Tests/DeliveryKitTests"
         ),
         .testTarget(
@@ -98,20 +142,48 @@ let package = Package(
         .testTarget(
             name: "RegistryKitTests",
             dependencies: [
-                "RegistryKit", "ConcurrencyHelpers", "TetherTesting",
+                "RegistryKit", "TetherConcurrency", "TetherTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/RegistryKitTests"
         ),
         .testTarget(
             name: "TransportKitTests",
-            dependencies: ["TransportKit", "TetherTesting", "ConcurrencyHelpers"],
+            dependencies: ["TransportKit", "TetherTesting", "TetherConcurrency"],
             path: "Tests/TransportKitTests"
         ),
         .testTarget(
             name: "ResourceKitTests",
-            dependencies: ["ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "ConcurrencyHelpers"],
+            dependencies: ["ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherConcurrency"],
             path: "Tests/ResourceKitTests"
+        ),
+        .testTarget(
+            name: "URLSessionAdapterTests",
+            dependencies: [
+                "URLSessionAdapter", "TransportKit", "TransportConformance",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/URLSessionAdapterTests"
+        ),
+        .testTarget(
+            name: "AsyncHTTPClientAdapterTests",
+            dependencies: [
+                "AsyncHTTPClientAdapter", "TransportKit", "TransportConformance",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/AsyncHTTPClientAdapterTests"
+        ),
+        .testTarget(
+            name: "TransportConformanceTests",
+            dependencies: [
+                "TransportConformance", "TransportKit", "TetherTesting", "URLSessionAdapter", "AsyncHTTPClientAdapter",
+                "ResourceKit", "TetherConcurrency",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/TransportConformanceTests"
         ),
         .testTarget(
             name: "TetherTestingTests",
@@ -131,6 +203,14 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         ("OwnershipBenchmarks", ["OwnershipKit"]),
         ("DeliveryBenchmarks", ["DeliveryKit"]),
         ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherTesting"]),
+        (
+            "TransportBenchmarks",
+            [
+                "ResourceKit", "TransportKit", "TransportConformance", "AsyncHTTPClientAdapter", "URLSessionAdapter",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
     ]
     for (suite, kits) in suites {
         package.targets.append(

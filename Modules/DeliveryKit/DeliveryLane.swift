@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers
+public import TetherConcurrency
 
 /// One observer's delivery lane: the bounded mechanism every delivery policy is built on.
 ///

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// A lane seen as an `AsyncSequence`: asking for the next element is the signal.
 ///

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// A per-thread queue of inline work: the first `run` on a thread runs its work and then everything queued by
 /// nested `run`s, in order; nested `run`s only queue. The stack never grows with the amount of work.

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// Tracks, per thread, whether the thread is delivering notices for some ``ObserverTable``.
 ///

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// Ends an observation on ``cancel()`` or when it is deinitialized, whichever comes first.
 ///

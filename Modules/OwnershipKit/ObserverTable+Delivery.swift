@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers
+public import TetherConcurrency
 public import Synchronization
 
 #if canImport(Glibc)

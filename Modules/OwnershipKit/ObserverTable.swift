@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers
+public import TetherConcurrency
 public import Synchronization
 
 /// Observers with owners: the table that decides how long an observer lives and what it receives.

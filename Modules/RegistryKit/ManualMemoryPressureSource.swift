@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// A source you trigger yourself: for tests, and for applications that learn of pressure some other way.
 public final class ManualMemoryPressureSource: MemoryPressureSource {

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import ConcurrencyHelpers
+import TetherConcurrency
 import Foundation
 public import Logging
 import Synchronization

@@ -1,4 +1,4 @@
-public import ConcurrencyHelpers
+public import TetherConcurrency
 
 /// Canonical instances by key: at most one live instance per key, kept until a flush, and then only if in use
 /// or referenced from outside.

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 
 /// Suspends until the current task is cancelled (at once, if it already is).
 func waitForCancellation() async {

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 public import TransportKit
 
 /// How a request ended.

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import Logging
 import Synchronization
 import TransportKit

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import Logging
 public import DeliveryKit
 public import OwnershipKit

@@ -1,5 +1,5 @@
 import Logging
-import ConcurrencyHelpers
+import TetherConcurrency
 import Synchronization
 import OwnershipKit
 public import TransportKit

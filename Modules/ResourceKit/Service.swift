@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 public import RegistryKit
 public import TransportKit
 

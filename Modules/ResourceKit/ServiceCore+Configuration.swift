@@ -1,5 +1,5 @@
 import Synchronization
-import ConcurrencyHelpers
+import TetherConcurrency
 import Logging
 import TransportKit
 

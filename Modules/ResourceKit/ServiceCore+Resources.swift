@@ -1,5 +1,5 @@
 import RegistryKit
-import ConcurrencyHelpers
+import TetherConcurrency
 import Logging
 import TransportKit
 

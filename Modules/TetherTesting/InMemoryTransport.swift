@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 public import TransportKit
 
 /// A transport that answers from a script instead of a network: routes, scripted replies (status, headers, body,
@@ -14,8 +14,13 @@ public import TransportKit
 /// ```
 ///
 /// A request takes the first reply queued for it with ``enqueue(_:_:_:)``, else its route's reply (a route for a
-/// method before one for any method), else fails with ``TransportError/Kind-swift.enum/noRoute``. URLs are matched
-/// on their absolute string, query included.
+/// method before one for any method), else the ``respond(with:)`` handler's, else fails with
+/// ``TransportError/Kind-swift.enum/noRoute``. URLs are matched on their absolute string, query included.
+///
+/// It keeps the promises of a real transport, and passes `TransportConformance`'s suite: a reply later than the
+/// request's timeout fails with ``TransportError/Kind-swift.enum/timedOut`` when the timeout elapses on the clock,
+/// cancellation fails with ``TransportError/Kind-swift.enum/cancelled``, and redirects are followed as its
+/// ``RedirectPolicy`` says (each hop is a request of its own in the log).
 public final class InMemoryTransport: Transport {
     /// A scripted reply.
     public struct Reply: Sendable {
@@ -69,6 +74,9 @@ public final class InMemoryTransport: Transport {
         public static func failure(_ kind: TransportError.Kind, delay: Duration = .zero) -> Reply {
             Reply(delay: delay, failure: kind)
         }
+
+        /// No reply ever: the request ends only by its timeout or by cancellation.
+        public static let never = Reply(delay: .seconds(1_000_000_000))
     }
 
     struct RouteKey: Hashable {
@@ -81,14 +89,25 @@ public final class InMemoryTransport: Transport {
         var queued: [RouteKey: [Reply]] = [:]
         var log: [TransportRequest] = []
         var inFlight = 0
+        var responder: (@Sendable (TransportRequest) -> Reply?)?
     }
 
     private let state = LockedValue(State())
     private let timeSource: any TimeSource
+    /// Which redirects are followed.
+    public let redirects: RedirectPolicy
 
-    /// Makes a transport with no routes whose delays run on `timeSource`.
-    public init(timeSource: any TimeSource = SystemTimeSource()) {
+    /// Makes a transport with no routes whose delays and timeouts run on `timeSource`, following redirects as
+    /// `redirects` says.
+    public init(timeSource: any TimeSource = SystemTimeSource(), redirects: RedirectPolicy = .default) {
         self.timeSource = timeSource
+        self.redirects = redirects
+    }
+
+    /// Answers every request that no queued reply or route answers with what `responder` returns (nil: no route).
+    /// Replaces any previous handler.
+    public func respond(with responder: @escaping @Sendable (TransportRequest) -> Reply?) {
+        state.withLock { $0.responder = responder }
     }
 
     /// Answers every `method` request to `url` (every method, when `method` is nil) with `reply`, replacing the
@@ -130,9 +149,13 @@ public final class InMemoryTransport: Transport {
         state.withLock { $0.log.removeAll() }
     }
 
-    /// Answers `request` from the script, after the reply's delay on the transport's clock.
+    /// Answers `request` from the script, after the reply's delay on the transport's clock, following redirects.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let reply = state.withLock { state -> Reply? in
+        try await redirects.send(request) { try await exchange($0) }
+    }
+
+    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
+        let (reply, responder) = state.withLock { state -> (Reply?, (@Sendable (TransportRequest) -> Reply?)?) in
             state.log.append(request)
             state.inFlight += 1
             let url = request.url.absoluteString
@@ -140,20 +163,26 @@ public final class InMemoryTransport: Transport {
                 if var replies = state.queued[key], !replies.isEmpty {
                     let reply = replies.removeFirst()
                     state.queued[key] = replies.isEmpty ? nil : replies
-                    return reply
+                    return (reply, nil)
                 }
             }
-            return state.routes[RouteKey(method: request.method, url: url)] ?? state.routes[RouteKey(method: nil, url: url)]
+            let routed = state.routes[RouteKey(method: request.method, url: url)] ?? state.routes[RouteKey(method: nil, url: url)]
+            return (routed, routed == nil ? state.responder : nil)
         }
         defer { state.withLock { $0.inFlight -= 1 } }
-        guard let reply else {
+        guard let reply = reply ?? responder?(request) else {
             throw TransportError(.noRoute, request: request, message: "no route or queued reply for this request")
         }
+        let timesOut = reply.delay > request.timeout
         do {
-            if reply.delay > .zero { try await timeSource.sleep(for: reply.delay) }
+            let wait = timesOut ? request.timeout : reply.delay
+            if wait > .zero { try await timeSource.sleep(for: wait) }
             try Task.checkCancellation()
         } catch {
-            throw TransportError(.cancelled, request: request, message: "cancelled before the reply arrived")
+            throw TransportError(.cancelled, request: request, message: "cancelled before the reply arrived", cause: error)
+        }
+        if timesOut {
+            throw TransportError(.timedOut, request: request, message: "no reply within \(request.timeout)")
         }
         if let failure = reply.failure {
             throw TransportError(failure, request: request, message: "scripted failure: \(failure)")

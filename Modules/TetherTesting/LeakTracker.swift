@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import OwnershipKit
 
 /// Finds retain cycles and leaked observers deterministically: track objects as a test makes them, then ask

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 public import TransportKit
 
 /// A clock that moves only when told: ``advance(by:)`` moves ``now`` and wakes every sleeper whose time has come,

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 public import OwnershipKit
 
 /// A class observer that records every notice it receives, thread-safely; a double for any table's observers.

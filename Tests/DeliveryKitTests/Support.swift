@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import DeliveryKit
 import Foundation
 import Synchronization

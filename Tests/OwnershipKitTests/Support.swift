@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import OwnershipKit
 import Testing
 import TetherTesting

@@ -1,4 +1,4 @@
-import ConcurrencyHelpers
+import TetherConcurrency
 import Foundation
 import ResourceKit
 import TetherTesting

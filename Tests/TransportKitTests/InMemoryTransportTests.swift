@@ -1,5 +1,5 @@
 import Foundation
-import ConcurrencyHelpers
+import TetherConcurrency
 import TetherTesting
 import Testing
 import TransportKit

@@ -1,0 +1,188 @@
+public import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+public import NIOSSL
+import NIOPosix
+public import Logging
+public import ServiceLifecycle
+import TetherConcurrency
+public import TransportKit
+
+/// A ``Transport`` on swift-server's AsyncHTTPClient: SwiftNIO underneath, TLS through NIOSSL, HTTP/2 where the
+/// server offers it.
+///
+/// It shares an `HTTPClient` you already have, or owns one. An owned client must be shut down — run the transport
+/// as a swift-service-lifecycle `Service` (it shuts the client down when the group does), or call ``shutdown()``:
+///
+/// ```swift
+/// let transport = AsyncHTTPClientTransport(configuration: .init(connectTimeout: .seconds(3)))
+/// let group = ServiceGroup(services: [transport, …], gracefulShutdownSignals: [.sigterm], logger: logger)
+/// try await group.run()                       // or, without a group: try await transport.shutdown()
+///
+/// let shared = AsyncHTTPClientTransport(client: .shared)   // yours to manage; never shut down by the transport
+/// ```
+///
+/// An owned client that is never shut down is not leaked: deinitializing the transport starts the client's shutdown
+/// and logs a warning.
+///
+/// Redirects are followed by the transport, per ``Configuration/redirects``; an owned client is made with
+/// AsyncHTTPClient's own redirects turned off. A shared client's own redirect configuration applies first — make it
+/// `.disallow` to let the transport's policy decide.
+public final class AsyncHTTPClientTransport: Transport, Service {
+    /// How an ``AsyncHTTPClientTransport`` behaves.
+    public struct Configuration: Sendable {
+        /// The longest wait for a connection to be established (an owned client only).
+        public var connectTimeout: Duration
+        /// Which redirects are followed.
+        public var redirects: RedirectPolicy
+        /// The largest response body accepted; a larger one fails with
+        /// ``TransportKit/TransportError/Kind-swift.enum/responseTooLarge``.
+        public var maxResponseSize: Int
+        /// How many HTTP/1.1 connections to one host an owned client keeps at most (a soft limit).
+        public var maxConnectionsPerHost: Int
+        /// TLS settings for an owned client; nil uses NIOSSL's defaults (the system's trust roots, TLS 1.2+).
+        public var tls: TLSConfiguration?
+        /// Where requests, responses and failures are logged (`debug`, headers at `trace`), credentials redacted.
+        public var logger: Logger
+
+        /// Makes a configuration; every parameter has a default.
+        public init(
+            connectTimeout: Duration = .seconds(10), redirects: RedirectPolicy = .default,
+            maxResponseSize: Int = 256 << 20, maxConnectionsPerHost: Int = 8, tls: TLSConfiguration? = nil,
+            logger: Logger = Logger(label: "tether.transport.async-http-client")
+        ) {
+            self.connectTimeout = connectTimeout
+            self.redirects = redirects
+            self.maxResponseSize = maxResponseSize
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.tls = tls
+            self.logger = logger
+        }
+    }
+
+    /// The configuration the transport was made with.
+    public let configuration: Configuration
+    /// The client requests go through.
+    public let client: HTTPClient
+    /// Whether the transport owns ``client`` and must shut it down.
+    public let ownsClient: Bool
+    private let isShutDown = LockedValue(false)
+
+    /// Makes a transport that owns a new client, built from `configuration`. Shut it down with ``shutdown()`` or
+    /// by running the transport in a `ServiceGroup`.
+    public init(configuration: Configuration = Configuration()) {
+        var clientConfiguration = HTTPClient.Configuration(
+            tlsConfiguration: configuration.tls,
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Int64(configuration.connectTimeout.timeInterval * 1e9))),
+            connectionPool: HTTPClient.Configuration.ConnectionPool(
+                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(configuration.maxConnectionsPerHost, 1)),
+            decompression: .disabled
+        )
+        clientConfiguration.httpVersion = .automatic
+        // A refused or failed connection fails the request at once; retrying is RetryingTransport's decision.
+        clientConfiguration.connectionPool.retryConnectionEstablishment = false
+        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+        self.ownsClient = true
+        self.configuration = configuration
+    }
+
+    /// Makes a transport on a client you own and shut down yourself (for instance `HTTPClient.shared`). The
+    /// client's own timeouts, TLS and pool settings apply; `configuration` supplies the redirect policy, the size
+    /// limit and the logger.
+    public init(client: HTTPClient, configuration: Configuration = Configuration()) {
+        self.client = client
+        self.ownsClient = false
+        self.configuration = configuration
+    }
+
+    deinit {
+        guard ownsClient, !isShutDown.withLock({ $0 }) else { return }
+        configuration.logger.warning("AsyncHTTPClientTransport deinitialized without shutdown(); shutting its client down now")
+        client.shutdown { _ in }
+    }
+
+    /// Shuts an owned client down, once; later calls, and calls on a transport that shares its client, do
+    /// nothing. Requests sent afterwards fail.
+    public func shutdown() async throws {
+        guard ownsClient else { return }
+        let first = isShutDown.withLock { state -> Bool in
+            defer { state = true }
+            return !state
+        }
+        if first { try await client.shutdown() }
+    }
+
+    /// Runs as a swift-service-lifecycle `Service`: waits for graceful shutdown (or cancellation), then shuts an
+    /// owned client down.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await shutdown()
+    }
+
+    /// Sends `request` through the client, following redirects as configured.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let logger = configuration.logger
+        TransportLog.logSending(request, to: logger)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = NIODeadline.now() + .nanoseconds(Int64(min(request.timeout.timeInterval, 31_536_000) * 1e9))
+        do {
+            let response = try await withDeadline(deadline, request: request) {
+                try await self.configuration.redirects.send(request) { hop in
+                    try await self.exchange(hop, deadline: deadline)
+                }
+            }
+            TransportLog.logReceived(response, to: request, after: clock.now - start, logger: logger)
+            return response
+        } catch {
+            let failure = NIOErrorMapping.transportError(error, request: request, maxResponseSize: configuration.maxResponseSize)
+            TransportLog.logFailed(failure, to: logger)
+            throw failure
+        }
+    }
+
+    /// Runs `work` so that it ends at `deadline` with `timedOut`. AsyncHTTPClient's own deadline stops at the
+    /// response head; a server that sends a head and then stalls would otherwise hold the request for ever.
+    private func withDeadline(
+        _ deadline: NIODeadline, request: TransportRequest,
+        _ work: @escaping @Sendable () async throws -> TransportResponse
+    ) async throws -> TransportResponse {
+        let expired = LockedValue(false)
+        let task = Task(operation: work)
+        let timer = client.eventLoopGroup.any().scheduleTask(deadline: deadline) {
+            expired.withLock { $0 = true }
+            task.cancel()
+        }
+        defer { timer.cancel() }
+        do {
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } catch where expired.withLock({ $0 }) {
+            throw TransportError(.timedOut, request: request, message: "no complete response within \(request.timeout)", cause: error)
+        }
+    }
+
+    private func exchange(_ request: TransportRequest, deadline: NIODeadline) async throws -> TransportResponse {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            request.url.host?.isEmpty == false
+        else {
+            throw TransportError(.invalidURL, request: request, message: "only http and https URLs with a host can be sent")
+        }
+        if ownsClient, isShutDown.withLock({ $0 }) {
+            throw TransportError(.other, request: request, message: "the transport's client has been shut down")
+        }
+        var outgoing = HTTPClientRequest(url: request.url.absoluteString)
+        outgoing.method = .init(rawValue: request.method.rawValue)
+        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+
+        let response = try await client.execute(outgoing, deadline: deadline)
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > configuration.maxResponseSize {
+            throw TransportError(.responseTooLarge, request: request, message: "the response body is \(length) bytes, more than \(configuration.maxResponseSize)")
+        }
+        let body = try await response.body.collect(upTo: configuration.maxResponseSize)
+        var headers = TransportKit.HTTPHeaders()
+        for field in response.headers { headers.add(name: field.name, value: field.value) }
+        return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+    }
+}

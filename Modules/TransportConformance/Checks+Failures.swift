@@ -1,0 +1,88 @@
+import TransportKit
+
+extension TransportConformanceSuite {
+    static let failureChecks: [ConformanceCheck] = [
+        ConformanceCheck("close-mid-body", "a server that closes the connection in the middle of a body gives connectionFailed, not a truncated success") { context in
+            let transport = try await context.transport()
+            try await expectFailure(transport, TransportRequest(url: context.host.url(.closeMidBody), timeout: .seconds(10)), kinds: [.connectionFailed], within: .seconds(10))
+        },
+        ConformanceCheck("close-mid-chunk", "a server that closes the connection in the middle of a chunked body gives connectionFailed") { context in
+            let transport = try await context.transport()
+            try await expectFailure(transport, TransportRequest(url: context.host.url(.closeMidChunk), timeout: .seconds(10)), kinds: [.connectionFailed], within: .seconds(10))
+        },
+        ConformanceCheck("garbage", "bytes that are not HTTP give malformedResponse") { context in
+            let transport = try await context.transport()
+            try await expectFailure(transport, TransportRequest(url: context.host.url(.garbage), timeout: .seconds(10)), kinds: [.malformedResponse], within: .seconds(10))
+        },
+        ConformanceCheck("no-answer-times-out", "a server that accepts and never answers gives timedOut when the request's timeout elapses") { context in
+            let transport = try await context.transport()
+            try await expectTimeout(transport, context.host.url(.noAnswer))
+        },
+        ConformanceCheck("silent-body-times-out", "a server that sends the head and then nothing gives timedOut when the request's timeout elapses") { context in
+            let transport = try await context.transport()
+            try await expectTimeout(transport, context.host.url(.headThenSilence))
+        },
+        ConformanceCheck("refused-port", "a port nothing listens on gives connectionRefused at once") { context in
+            let transport = try await context.transport()
+            try await expectFailure(transport, TransportRequest(url: context.host.refusedURL, timeout: .seconds(20)), kinds: [.connectionRefused], within: .seconds(5))
+        },
+        ConformanceCheck("connect-timeout", "a connection that is never accepted fails with timedOut after the connect timeout, well before the request's") { context in
+            let transport = try await context.transport(ConformanceOptions(connectTimeout: .seconds(1)))
+            try await expectFailure(transport, TransportRequest(url: context.host.unacceptingURL, timeout: .seconds(30)), kinds: [.timedOut], within: .seconds(6))
+        },
+        ConformanceCheck("unresolvable-host", "a host name that does not resolve gives hostNotFound, promptly") { context in
+            let transport = try await context.transport()
+            try await expectFailure(transport, TransportRequest(url: context.host.unresolvableURL, timeout: .seconds(30)), kinds: [.hostNotFound], within: .seconds(15))
+        },
+        ConformanceCheck("cancellation", "cancelling the calling task ends the exchange at once with cancelled, and the server sees the connection close") { context in
+            let transport = try await context.transport()
+            let host = context.host
+            let request = TransportRequest(url: host.url(.noAnswer), timeout: .seconds(60))
+            let task = Task { try await transport.send(request) }
+            if host.observesConnections {
+                try await waitUntil("the server never saw the connection open") { host.recorder.connectionsOpened >= 1 }
+            } else {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            task.cancel()
+            let outcome = await task.result
+            let elapsed = clock.now - start
+            switch outcome {
+            case .success(let response):
+                throw ConformanceFailure(message: "\(request): cancelled, yet returned status \(response.status)")
+            case .failure(let error as TransportError):
+                try require(error.kind == .cancelled, "\(request): cancelled, yet failed with \(error.kind): \(error.message)")
+            case .failure(is CancellationError):
+                break
+            case .failure(let error):
+                throw ConformanceFailure(message: "\(request): cancelled, yet threw \(type(of: error)): \(error)")
+            }
+            try require(elapsed < .seconds(3), "\(request): took \(elapsed) to end after cancellation")
+            if host.observesConnections {
+                try await waitUntil("the connection stayed open after cancellation: the transport did not abandon it") {
+                    host.recorder.connectionsClosed >= 1
+                }
+            }
+        },
+    ]
+
+    static func expectTimeout(_ transport: any Transport, _ url: URL) async throws {
+        let timeout = Duration.milliseconds(500)
+        let clock = ContinuousClock()
+        let start = clock.now
+        try await expectFailure(transport, TransportRequest(url: url, timeout: timeout), kinds: [.timedOut], within: timeout + .seconds(4))
+        let elapsed = clock.now - start
+        try require(elapsed >= timeout - .milliseconds(50), "\(url): timed out after \(elapsed), before the \(timeout) timeout")
+    }
+
+    static func waitUntil(_ failure: String, within bound: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + bound
+        while !condition() {
+            try require(clock.now < deadline, failure + " (waited \(bound))")
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}

@@ -1,0 +1,80 @@
+
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TetherConcurrency
+import TransportKit
+
+/// The session's delegate: routes each task's callbacks to its ``URLSessionExchange``, applies the redirect policy
+/// and the size limit.
+final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
+    private let exchanges = LockedValue<[Int: URLSessionExchange]>([:])
+    private let redirects: RedirectPolicy
+    private let maxResponseSize: Int
+
+    init(redirects: RedirectPolicy, maxResponseSize: Int) {
+        self.redirects = redirects
+        self.maxResponseSize = maxResponseSize
+    }
+
+    func register(_ task: URLSessionDataTask, for request: TransportRequest) -> URLSessionExchange {
+        let exchange = URLSessionExchange(task: task, request: request) { [weak self] identifier in
+            _ = self?.exchanges.withLock { $0.removeValue(forKey: identifier) }
+        }
+        exchanges.withLock { $0[task.taskIdentifier] = exchange }
+        return exchange
+    }
+
+    private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
+        exchanges.withLock { $0[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
+        guard let exchange = exchange(for: task), case .follow(let limit) = redirects else {
+            completionHandler(nil)  // .never: the 3xx comes back as the response
+            return
+        }
+        guard exchange.countRedirect() <= limit else {
+            // Not cancelled: FoundationNetworking traps if a task is cancelled while it waits for this decision.
+            // Declining the redirect completes the task with the 3xx, which the exchange turns into the error.
+            exchange.end(.tooManyRedirects(limit), cancellingTask: false)
+            completionHandler(nil)
+            return
+        }
+        var next = request
+        if let from = response.url, let to = request.url,
+            from.host != to.host || from.port != to.port || from.scheme != to.scheme
+        {
+            for name in ["Authorization", "Cookie", "Proxy-Authorization"] { next.setValue(nil, forHTTPHeaderField: name) }
+        }
+        completionHandler(next)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
+        if response.expectedContentLength > Int64(maxResponseSize) {
+            exchange(for: dataTask)?.end(.tooLarge(maxResponseSize))
+            completionHandler(.cancel)
+            return
+        }
+        exchange(for: dataTask)?.received(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        guard let exchange = exchange(for: dataTask) else { return }
+        if !exchange.append(data, limit: maxResponseSize) {
+            exchange.end(.tooLarge(maxResponseSize))
+        }
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        exchange(for: task)?.complete(error)
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import TetherConcurrency
+import TransportKit
+
+/// One request's life in the session: the continuation to resume exactly once, the body received so far, the
+/// deadline timer, and why it ended early (cancelled, timed out, too large, too many redirects).
+final class URLSessionExchange: Sendable {
+    enum EarlyEnd: Sendable {
+        case cancelled
+        case timedOut
+        case tooLarge(Int)
+        case tooManyRedirects(Int)
+    }
+
+    private struct State {
+        var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var head: (status: Int, headers: HTTPHeaders)?
+        var body = Data()
+        var redirects = 0
+        var earlyEnd: EarlyEnd?
+        var finished = false
+        var timer: Task<Void, Never>?
+    }
+
+    private let task: URLSessionDataTask
+    private let request: TransportRequest
+    private let state = LockedValue(State())
+    private let onFinish: @Sendable (Int) -> Void
+
+    init(task: URLSessionDataTask, request: TransportRequest, onFinish: @escaping @Sendable (Int) -> Void) {
+        self.task = task
+        self.request = request
+        self.onFinish = onFinish
+    }
+
+    /// Starts the task, unless the exchange already ended (cancelled before it began).
+    func start(_ continuation: CheckedContinuation<TransportResponse, any Error>, timeout: Duration) {
+        let timer = Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            self?.end(.timedOut)
+        }
+        let ended = state.withLock { state -> EarlyEnd? in
+            if let early = state.earlyEnd { return early }
+            state.continuation = continuation
+            state.timer = timer
+            return nil
+        }
+        if let ended {
+            timer.cancel()
+            state.withLock { $0.finished = true }
+            onFinish(task.taskIdentifier)
+            continuation.resume(throwing: error(for: ended, cause: nil))
+            return
+        }
+        task.resume()
+    }
+
+    /// Ends the exchange early: the task is cancelled (unless told not to), and its completion reports `reason`.
+    func end(_ reason: EarlyEnd, cancellingTask: Bool = true) {
+        let first = state.withLock { state -> Bool in
+            guard state.earlyEnd == nil, !state.finished else { return false }
+            state.earlyEnd = reason
+            return true
+        }
+        if first && cancellingTask { task.cancel() }
+    }
+
+    func countRedirect() -> Int {
+        state.withLock { state in
+            state.redirects += 1
+            return state.redirects
+        }
+    }
+
+    func received(_ response: URLResponse) {
+        state.withLock { state in
+            state.head = (response as? HTTPURLResponse).map { ($0.statusCode, Self.headers(of: $0)) }
+            state.body.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Appends `data`; false when the body would exceed `limit`.
+    func append(_ data: Data, limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.body.count + data.count <= limit else { return false }
+            state.body.append(data)
+            return true
+        }
+    }
+
+    /// The task completed (`error` nil on success): resumes the caller with the response or the mapped error.
+    func complete(_ taskError: (any Error)?) {
+        let (continuation, head, body, earlyEnd, timer) = state.withLock { state in
+            state.finished = true
+            defer { state.continuation = nil; state.body = Data() }
+            return (state.continuation, state.head, state.body, state.earlyEnd, state.timer)
+        }
+        timer?.cancel()
+        onFinish(task.taskIdentifier)
+        guard let continuation else { return }
+        if let earlyEnd {
+            continuation.resume(throwing: error(for: earlyEnd, cause: taskError))
+        } else if let taskError {
+            continuation.resume(throwing: URLErrorMapping.transportError(taskError, request: request, afterHead: head != nil))
+        } else if let head {
+            continuation.resume(returning: TransportResponse(status: head.status, headers: head.headers, body: body))
+        } else {
+            continuation.resume(throwing: TransportError(.malformedResponse, request: request, message: "the session completed without an HTTP response"))
+        }
+    }
+
+    private func error(for reason: EarlyEnd, cause: (any Error)?) -> TransportError {
+        switch reason {
+        case .cancelled:
+            return TransportError(.cancelled, request: request, message: "the calling task was cancelled", cause: cause)
+        case .timedOut:
+            return TransportError(.timedOut, request: request, message: "no complete response within \(request.timeout)", cause: cause)
+        case .tooLarge(let limit):
+            return TransportError(.responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes", cause: cause)
+        case .tooManyRedirects(let limit):
+            return TransportError(.tooManyRedirects, request: request, message: "more than \(limit) redirects", cause: cause)
+        }
+    }
+
+    private static func headers(of response: HTTPURLResponse) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        for (name, value) in response.allHeaderFields {
+            headers.add(name: "\(name)", value: "\(value)")
+        }
+        return headers
+    }
+}

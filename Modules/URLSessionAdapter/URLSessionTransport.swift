@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+public import Logging
+public import TransportKit
+
+/// A ``Transport`` on Foundation's `URLSession` (`FoundationNetworking` on Linux): no dependency beyond the
+/// toolchain, TLS through the platform's own stack.
+///
+/// ```swift
+/// let transport = URLSessionTransport()                                       // defaults
+/// let strict = URLSessionTransport(configuration: .init(connectTimeout: .seconds(3), redirects: .never))
+/// let service = Service(baseURL: "https://api.example.com", transport: strict.retrying(.default))
+/// ```
+///
+/// Each transport owns one `URLSession`, ephemeral and without a cache or cookie store of its own, so that a 304
+/// reaches ResourceKit as a 304 and nothing is remembered between requests that ResourceKit does not know about.
+/// The session is invalidated when the transport is deinitialized.
+///
+/// Timeouts: the request's ``TransportRequest/timeout`` bounds the whole exchange. URLSession has no separate
+/// connect timeout; ``Configuration/connectTimeout`` is its idle timeout, which bounds connection set-up and every
+/// silence after it.
+public final class URLSessionTransport: Transport {
+    /// How a ``URLSessionTransport`` behaves.
+    public struct Configuration: Sendable {
+        /// The longest wait for a connection, and for each next byte once connected (URLSession's idle timeout).
+        public var connectTimeout: Duration
+        /// Which redirects are followed.
+        public var redirects: RedirectPolicy
+        /// The largest response body accepted; a larger one fails with
+        /// ``TransportKit/TransportError/Kind-swift.enum/responseTooLarge`` as soon as it is known to be larger.
+        public var maxResponseSize: Int
+        /// How many connections to one host may be open at once.
+        public var maxConnectionsPerHost: Int
+        /// Where requests, responses and failures are logged (`debug`, headers at `trace`), credentials redacted.
+        public var logger: Logger
+
+        /// Makes a configuration; every parameter has a default.
+        public init(
+            connectTimeout: Duration = .seconds(10), redirects: RedirectPolicy = .default,
+            maxResponseSize: Int = 256 << 20, maxConnectionsPerHost: Int = 8,
+            logger: Logger = Logger(label: "tether.transport.urlsession")
+        ) {
+            self.connectTimeout = connectTimeout
+            self.redirects = redirects
+            self.maxResponseSize = maxResponseSize
+            self.maxConnectionsPerHost = maxConnectionsPerHost
+            self.logger = logger
+        }
+    }
+
+    /// The configuration the transport was made with.
+    public let configuration: Configuration
+    private let session: URLSession
+    private let delegate: SessionDelegate
+
+    /// Makes a transport with its own `URLSession`.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.timeoutIntervalForRequest = max(configuration.connectTimeout.timeInterval.rounded(.up), 1)
+        sessionConfiguration.timeoutIntervalForResource = 7 * 24 * 3600
+        sessionConfiguration.httpMaximumConnectionsPerHost = max(configuration.maxConnectionsPerHost, 1)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = 1
+        queue.name = "tether.transport.urlsession.delegate"
+        delegate = SessionDelegate(redirects: configuration.redirects, maxResponseSize: configuration.maxResponseSize)
+        session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: queue)
+    }
+
+    deinit {
+        session.invalidateAndCancel()
+    }
+
+    /// Sends `request` through the session.
+    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            request.url.host?.isEmpty == false
+        else {
+            throw TransportError(.invalidURL, request: request, message: "only http and https URLs with a host can be sent")
+        }
+        let logger = configuration.logger
+        TransportLog.logSending(request, to: logger)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await exchange(request)
+            TransportLog.logReceived(response, to: request, after: clock.now - start, logger: logger)
+            return response
+        } catch let error as TransportError {
+            TransportLog.logFailed(error, to: logger)
+            throw error
+        }
+    }
+
+    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
+        var urlRequest = URLRequest(url: request.url)
+        urlRequest.httpMethod = request.method.rawValue
+        urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
+        // FoundationNetworking truncates this to whole seconds (0.5 would time out at once), so it carries only the
+        // connect/idle timeout, rounded up; the exchange's own timer enforces the request's timeout exactly.
+        urlRequest.timeoutInterval = max(configuration.connectTimeout.timeInterval.rounded(.up), 1)
+        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        urlRequest.httpBody = request.body
+
+        let task = session.dataTask(with: urlRequest)
+        let exchange = delegate.register(task, for: request)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                exchange.start(continuation, timeout: request.timeout)
+            }
+        } onCancel: {
+            exchange.end(.cancelled)
+        }
+    }
+}

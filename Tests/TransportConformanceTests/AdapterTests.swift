@@ -1,0 +1,78 @@
+import InMemoryLogging
+import Logging
+import Testing
+import TransportConformance
+import TransportKit
+
+/// What each real adapter promises beyond the conformance suite: large bodies, a size limit, redacted logs.
+@Suite("Real transports", .timeLimit(.minutes(1)))
+struct AdapterTests {
+    @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
+    func fiftyMegabytes(_ kind: RealTransport) async throws {
+        try await LoopbackHTTPServer.with { server in
+            try await kind.with { transport in
+                let size = 50 << 20
+                let down = try await transport.send(TransportRequest(url: server.url("/bytes/\(size)")))
+                #expect(down.body.count == size)
+                #expect(ConformanceEndpoints.isPattern(down.body))
+                let body = ConformanceEndpoints.pattern(count: size)
+                let up = try await transport.send(TransportRequest(method: .put, url: server.url("/echo"), body: body))
+                let report = try JSONDecoder().decode(EchoReport.self, from: up.body)
+                #expect(report.bodyLength == size)
+                #expect(report.bodyChecksum == EchoReport.checksum(body))
+            }
+        }
+    }
+
+    @Test("A body above the configured limit fails with responseTooLarge", arguments: RealTransport.allCases)
+    func sizeLimit(_ kind: RealTransport) async throws {
+        try await LoopbackHTTPServer.with { server in
+            try await kind.with(maxResponseSize: 1 << 20) { transport in
+                let within = try await transport.send(TransportRequest(url: server.url("/bytes/\(1 << 20)")))
+                #expect(within.body.count == 1 << 20)
+                for path in ["/bytes/\(2 << 20)", "/chunked/64/65536"] {
+                    await #expect { try await transport.send(TransportRequest(url: server.url(path))) } throws: {
+                        ($0 as? TransportError)?.kind == .responseTooLarge
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Credentials never reach a log line, at any level", arguments: RealTransport.allCases)
+    func redaction(_ kind: RealTransport) async throws {
+        let handler = InMemoryLogHandler()
+        var logger = Logger(label: "redaction", factory: { _ in handler })
+        logger.logLevel = .trace
+        try await LoopbackHTTPServer.with { server in
+            try await kind.with(logger: logger) { transport in
+                var url = server.url("/echo?setCookie")
+                url = URL(string: url.absoluteString.replacing("http://", with: "http://user:s3cret-password@"))!
+                let request = TransportRequest(
+                    url: url,
+                    headers: [
+                        "Authorization": "Bearer s3cret-token", "Cookie": "id=s3cret-cookie",
+                        "Proxy-Authorization": "Basic s3cret-proxy", "X-Probe-Visible": "plain",
+                    ])
+                _ = try? await transport.send(request)
+                _ = try? await transport.send(TransportRequest(url: server.url("/misbehave/garbage"), headers: ["Authorization": "Bearer s3cret-token"]))
+            }
+        }
+        let lines = handler.entries.map { "\($0.message) \($0.metadata)" }
+        #expect(lines.count >= 3, "the requests were logged")
+        #expect(lines.allSatisfy { !$0.contains("s3cret") }, "a credential leaked: \(lines.filter { $0.contains("s3cret") })")
+        #expect(lines.contains { $0.contains("Authorization: <redacted>") })
+        #expect(lines.contains { $0.contains("Set-Cookie: <redacted>") })
+        #expect(lines.contains { $0.contains("X-Probe-Visible: plain") }, "other headers stay readable")
+    }
+
+    @Test("A URL that is not http or https fails with invalidURL before anything is sent", arguments: RealTransport.allCases)
+    func invalidScheme(_ kind: RealTransport) async throws {
+        try await kind.with { transport in
+            for text in ["ftp://127.0.0.1/file", "file:///etc/passwd", "http:///no-host"] {
+                let request = TransportRequest(url: URL(string: text)!)
+                await #expect { try await transport.send(request) } throws: { ($0 as? TransportError)?.kind == .invalidURL }
+            }
+        }
+    }
+}

@@ -1,0 +1,40 @@
+import Testing
+import TransportConformance
+import TransportKit
+import URLSessionAdapter
+
+@Suite("URLSessionTransport", .timeLimit(.minutes(1)))
+struct URLSessionTransportTests {
+    final class Weak: @unchecked Sendable {
+        weak var transport: URLSessionTransport?
+    }
+
+    @Test("A transport dropped after use is deinitialized: its session is invalidated, nothing keeps it alive")
+    func released() async throws {
+        let box = Weak()
+        try await LoopbackHTTPServer.with { server in
+            do {
+                let transport = URLSessionTransport()
+                box.transport = transport
+                let response = try await transport.send(TransportRequest(url: server.url("/echo")))
+                #expect(response.status == 200)
+            }
+            #expect(box.transport == nil)
+        }
+    }
+
+    @Test("A sub-second request timeout is kept exactly, though FoundationNetworking counts whole seconds")
+    func subSecondTimeout() async throws {
+        try await LoopbackHTTPServer.with { server in
+            let transport = URLSessionTransport()
+            let fast = try await transport.send(TransportRequest(url: server.url("/slow/100"), timeout: .milliseconds(900)))
+            #expect(fast.status == 200)
+            let clock = ContinuousClock()
+            let start = clock.now
+            await #expect {
+                try await transport.send(TransportRequest(url: server.url("/slow/3000"), timeout: .milliseconds(300)))
+            } throws: { ($0 as? TransportError)?.kind == .timedOut }
+            #expect(clock.now - start < .seconds(2))
+        }
+    }
+}
