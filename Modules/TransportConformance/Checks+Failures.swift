@@ -26,6 +26,13 @@ extension TransportConformanceSuite {
             let transport = try await context.transport()
             try await expectFailure(transport, TransportRequest(url: context.host.refusedURL, timeout: .seconds(20)), kinds: [.connectionRefused], within: .seconds(5))
         },
+        ConformanceCheck("tls-failure", "an https request to a server that does not speak TLS fails with tlsFailure") { context in
+            let transport = try await context.transport()
+            var components = URLComponents(url: context.host.url("/echo"), resolvingAgainstBaseURL: false)!
+            components.scheme = "https"
+            let url = components.url!
+            try await expectFailure(transport, TransportRequest(url: url, timeout: .seconds(10)), kinds: [.tlsFailure], within: .seconds(10))
+        },
         ConformanceCheck("connect-timeout", "a connection that is never accepted fails with timedOut after the connect timeout, well before the request's") { context in
             let transport = try await context.transport(ConformanceOptions(connectTimeout: .seconds(1)))
             try await expectFailure(transport, TransportRequest(url: context.host.unacceptingURL, timeout: .seconds(30)), kinds: [.timedOut], within: .seconds(6))

@@ -41,6 +41,7 @@ public struct InMemoryConformanceHost: ConformanceHost {
         let unaccepting = unacceptingURL.host
         transport.respond { request in
             if request.url.host == unaccepting { return .failure(.timedOut, delay: connectTimeout) }
+            if request.url.scheme == "https" { return .failure(.tlsFailure) }  // this host speaks plain HTTP only
             if request.url.host == refused { return .failure(.connectionRefused) }
             if request.url.host == unresolvable { return .failure(.hostNotFound) }
             guard request.url.absoluteString.hasPrefix(Self.baseURL) else { return nil }

@@ -37,7 +37,9 @@ enum URLErrorMapping {
         }
         var kind = kind(of: urlError.code)
         let text = urlError.localizedDescription
-        if kind == .other && afterHead {
+        if kind == .other && !afterHead && (text.contains("SSL") || text.contains("TLS")) {
+            kind = .tlsFailure  // libcurl's TLS errors (OpenSSL's "wrong version number"…) arrive as unknown errors
+        } else if kind == .other && afterHead {
             kind = .connectionFailed  // libcurl's "transfer closed with n bytes remaining" arrives as an unknown error
         } else if kind == .invalidURL && text.contains("HTTP/0.9") {
             kind = .malformedResponse  // libcurl reads bytes that are not HTTP as HTTP/0.9 and refuses them
