@@ -22,6 +22,9 @@ let package = Package(
         .library(name: "RegistryKit", targets: ["RegistryKit"]),
         .library(name: "TransportKit", targets: ["TransportKit"]),
         .library(name: "ResourceKit", targets: ["ResourceKit"]),
+        .library(name: "TetherJSON", targets: ["TetherJSON"]),
+        .library(name: "PersistenceKit", targets: ["PersistenceKit"]),
+        .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
@@ -38,6 +41,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
     ],
     targets: [
         // MARK: Internal helpers (no product)
@@ -56,10 +60,17 @@ let package = Package(
             dependencies: ["TetherConcurrency", .product(name: "Logging", package: "swift-log")],
             path: "Modules/TransportKit"
         ),
+        .target(name: "TetherJSON", path: "Modules/TetherJSON"),
+        .target(
+            name: "PersistenceKit",
+            dependencies: ["TetherJSON", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/PersistenceKit"
+        ),
         .target(
             name: "ResourceKit",
             dependencies: [
-                "TetherConcurrency", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
+                "TetherConcurrency", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "TetherJSON",
+                "PersistenceKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -91,9 +102,20 @@ let package = Package(
             path: "Modules/AsyncHTTPClientAdapter"
         ),
 
+        .target(
+            name: "SQLiteAdapter",
+            dependencies: [
+                "PersistenceKit", "TetherJSON", "TetherConcurrency",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/SQLiteAdapter"
+        ),
+
         // MARK: Doubles, conformance suites and test helpers
         .target(
-            name: "TetherTesting", dependencies: ["OwnershipKit", "TransportKit", "TetherConcurrency"],
+            name: "TetherTesting",
+            dependencies: ["OwnershipKit", "TransportKit", "PersistenceKit", "TetherJSON", "TetherConcurrency"],
             path: "Modules/TetherTesting"),
         .target(
             name: "TransportConformance",
@@ -110,7 +132,10 @@ let package = Package(
 
         // MARK: Umbrella
         .target(
-            name: "Tether", dependencies: ["OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit"],
+            name: "Tether",
+            dependencies: [
+                "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON", "PersistenceKit",
+            ],
             path: "Modules/Tether"),
 
         // MARK: Sample
@@ -184,6 +209,31 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/TransportConformanceTests"
+        ),
+        .testTarget(name: "TetherJSONTests", dependencies: ["TetherJSON"], path: "Tests/TetherJSONTests"),
+        .testTarget(
+            name: "PersistenceKitTests",
+            dependencies: [
+                "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/PersistenceKitTests"
+        ),
+        // A separate process for the tests that need one: a restart with the same cache file, a SIGKILL mid-write.
+        .executableTarget(
+            name: "tether-persistence-probe",
+            dependencies: ["SQLiteAdapter", "PersistenceKit", "ResourceKit", "TransportKit", "URLSessionAdapter", "TetherJSON"],
+            path: "Tests/PersistenceProbe"
+        ),
+        .testTarget(
+            name: "SQLiteAdapterTests",
+            dependencies: [
+                "SQLiteAdapter", "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency", "ResourceKit",
+                "TransportKit", "TransportConformance", "tether-persistence-probe",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/SQLiteAdapterTests"
         ),
         .testTarget(
             name: "TetherTestingTests",

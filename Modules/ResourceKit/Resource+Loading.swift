@@ -2,6 +2,7 @@ import TetherConcurrency
 import Logging
 import Synchronization
 import TransportKit
+import PersistenceKit
 
 extension Resource {
     /// Loads the resource if it needs it: returns the load already in flight (so a hundred callers cause one
@@ -12,6 +13,7 @@ extension Resource {
         let generation = core.configurationGeneration.load(ordering: .acquiring)
         let now = core.timeSource.now
         let fast = state.withLock { state -> Request?? in
+            guard case .done = state.cacheCheck else { return nil }
             if let load = state.load { return .some(load.request) }
             guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else { return nil }
             return state.isUpToDate(now: now, configuration: configuration) ? .some(nil) : nil
@@ -22,7 +24,43 @@ extension Resource {
                 metadata: ["url": "\(urlString)"])
             return fast
         }
+        if let deferred = loadAfterCacheCheck() { return deferred }
         return startLoad(onlyIfNeeded: true)
+    }
+
+    /// While the persistent-cache read is in progress, `loadIfNeeded` returns one request for every caller, which
+    /// decides when the read ends: fresh cached data completes it with no request sent; otherwise it follows the
+    /// load (conditional, with the cached ETag). Nil when the read has already ended.
+    private func loadAfterCacheCheck() -> Request? {
+        startCacheCheckIfNeeded()
+        let (deferred, isNew) = state.withLock { state -> (Request?, Bool) in
+            guard case .reading = state.cacheCheck else { return (nil, false) }
+            if let deferred = state.deferredLoad { return (deferred, false) }
+            let deferred = Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
+            state.deferredLoad = deferred
+            return (deferred, true)
+        }
+        guard let deferred else { return nil }
+        guard isNew else { return deferred }
+        let decide: @Sendable () -> Void = { [self] in
+            state.withLock { $0.deferredLoad = nil }
+            if let load = startLoad(onlyIfNeeded: true) {
+                load.onCompletion { deferred.complete(with: $0) }
+            } else {
+                deferred.complete(with: currentOutcome())
+            }
+        }
+        if whenCacheChecked(then: decide) { decide() }
+        return deferred
+    }
+
+    /// The resource's state as a request outcome: its data, or its error.
+    private func currentOutcome() -> RequestOutcome {
+        state.withLock { state in
+            if let data = state.latestData { return .newData(data) }
+            if let error = state.latestError { return .failure(error) }
+            return .notModified(nil)
+        }
     }
 
     /// Loads the resource now, whatever its state. A load already in flight is superseded: its outcome no longer
@@ -57,6 +95,7 @@ extension Resource {
             state.events.append(.newData(.wipe))
             return (requests, released)
         }
+        removeCacheEntry()
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
         core.logging.stateChanges.debug(
             "wiped", metadata: ["url": "\(urlString)", "cancelledRequests": "\(requests.count)"])
@@ -74,6 +113,7 @@ extension Resource {
             state.events.append(.newData(.localOverride))
             return released
         }
+        removeCacheEntry()
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
         core.logging.stateChanges.debug("local override", metadata: ["url": "\(urlString)"])
         deliverEvents()
@@ -119,15 +159,20 @@ extension Resource {
     /// Starts a load, deciding under the lock, so that concurrent callers agree: with `onlyIfNeeded`, returns the
     /// load in flight, or nil when up to date, instead of starting one.
     func startLoad(onlyIfNeeded: Bool) -> Request? {
+        startCacheCheckIfNeeded()
         let configuration = configuration(for: .get)
         let now = core.timeSource.now
+        // The raw body of new data, kept for the persistent cache (only when there is one).
+        let capture = cacheSlot == nil ? nil : LockedValue<CachedEntity?>(nil)
         let request = Request(method: .get, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
-            resolveLoad(request, outcome)
+            resolveLoad(request, outcome, raw: capture?.withLock { $0.take() })
         }
         var transportRequest = url.map {
             TransportRequest(method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout)
         }
+        var awaitsCache = false
         let existing = state.withLock { state -> Request?? in
+            if case .reading = state.cacheCheck { awaitsCache = true }
             if onlyIfNeeded {
                 if let load = state.load { return .some(load.request) }
                 if state.isUpToDate(now: now, configuration: configuration) { return .some(nil) }
@@ -148,19 +193,33 @@ extension Resource {
         }
         for mutation in configuration.requestMutations { mutation(&transportRequest) }
         let pipeline = configuration.pipeline
-        request.start { [self, transportRequest] in await exchange(transportRequest, pipeline: pipeline) }
+        request.start { [self, awaitsCache, transportRequest] in
+            var transportRequest = transportRequest
+            if awaitsCache {
+                // A forced load begun during the cache read still revalidates what the cache holds.
+                await cacheChecked()
+                if transportRequest.headers["If-None-Match"] == nil,
+                    let etag = state.withLock({ $0.latestData?.etag })
+                {
+                    transportRequest.headers["If-None-Match"] = etag
+                }
+            }
+            return await exchange(transportRequest, pipeline: pipeline, capture: capture)
+        }
         return request
     }
 
     /// Applies a load's outcome to the state — unless the load was superseded or wiped — and posts its event.
     /// Returns the outcome as the request reports it (a 304 carries the data it confirmed).
-    func resolveLoad(_ request: Request, _ outcome: RequestOutcome) -> RequestOutcome {
+    func resolveLoad(_ request: Request, _ outcome: RequestOutcome, raw: CachedEntity?) -> RequestOutcome {
         let now = core.timeSource.now
         var released: (Entity?, ResourceError?) = (nil, nil)
+        var applied = false
         let resolved = state.withLock { state -> RequestOutcome in
             state.requests[ObjectIdentifier(request)] = nil
             guard let load = state.load, load.request === request else { return outcome }  // superseded or wiped
             state.load = nil
+            applied = true
             let current = load.invalidations == state.invalidations
             switch outcome {
             case .newData(let entity):
@@ -201,6 +260,7 @@ extension Resource {
         }
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
         logOutcome(resolved)
+        if applied { writeBack(resolved, raw: raw, at: now) }
         deliverEvents()
         return resolved
     }

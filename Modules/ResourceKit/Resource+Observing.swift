@@ -114,7 +114,9 @@ extension Resource {
             link: link, target: .lane(ObserverSink.lane(policy: delivery, flag: flag) { observer }, flag))
     }
 
+    /// Logs the new observer and, on the first, starts the persistent-cache check.
     private func logAdded(_ kind: String) {
         core.logging.observers.debug("observer added", metadata: ["url": "\(urlString)", "observer": "\(kind)"])
+        startCacheCheckIfNeeded()
     }
 }

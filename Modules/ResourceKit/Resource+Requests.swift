@@ -1,3 +1,4 @@
+import PersistenceKit
 import TetherConcurrency
 import Logging
 public import TransportKit
@@ -63,7 +64,9 @@ extension Resource {
 
     /// Sends `request`, and turns what comes back into an outcome: a 304, new data through `pipeline`, or a failure
     /// naming the request.
-    func exchange(_ request: TransportRequest, pipeline: Pipeline) async -> RequestOutcome {
+    func exchange(
+        _ request: TransportRequest, pipeline: Pipeline, capture: LockedValue<CachedEntity?>? = nil
+    ) async -> RequestOutcome {
         let logging = core.logging
         logging.network.debug("→ \(request.method) \(request.url.absoluteString)")
         let response: TransportResponse
@@ -92,6 +95,11 @@ extension Resource {
                 ResourceError(
                     .httpStatus(response.status), message: HTTPStatus.message(for: response.status),
                     method: request.method, url: request.url.absoluteString, entity: errorEntity, timestamp: now))
+        }
+        capture?.withLock {
+            $0 = CachedEntity(
+                body: response.body, headers: response.headers.map { CachedEntity.Header(name: $0.name, value: $0.value) },
+                timestamp: now)
         }
         switch pipeline.process(entity) {
         case .success(let entity):

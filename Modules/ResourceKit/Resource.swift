@@ -64,9 +64,15 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
 
     // MARK: State
 
-    /// The latest valid data: kept through errors, replaced by new data, cleared only by ``wipe()``.
+    /// The latest valid data: kept through errors, replaced by new data, cleared only by ``wipe()``. The first read
+    /// starts the persistent-cache check, if the resource has a cache.
     public var latestData: Entity? {
-        state.withLock { $0.latestData }
+        let (data, checked) = state.withLock { state -> (Entity?, Bool) in
+            if case .done = state.cacheCheck { return (state.latestData, true) }
+            return (state.latestData, false)
+        }
+        if !checked { startCacheCheckIfNeeded() }
+        return data
     }
 
     /// The error of the latest load, cleared by the next success.

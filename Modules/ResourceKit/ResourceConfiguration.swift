@@ -1,3 +1,4 @@
+public import PersistenceKit
 public import TransportKit
 
 /// How a resource loads and keeps its data. A ``Service`` makes one per resource and method by applying its
@@ -15,6 +16,10 @@ public struct ResourceConfiguration: Sendable {
     public var requestMutations: [@Sendable (inout TransportRequest) -> Void] = []
     /// What a successful response's body becomes.
     public var pipeline = Pipeline()
+    /// Where loaded data is kept across restarts; nil (the default) for nowhere. On first use a resource reads its
+    /// entry and, on a hit, shows it as ``NewDataSource/cache`` data; each load writes the raw body back, a 304
+    /// re-timestamps it, and a local override or a wipe removes it. The cache's key function can opt resources out.
+    public var persistentCache: PersistentCache?
 
     /// Makes the defaults.
     public init() {}

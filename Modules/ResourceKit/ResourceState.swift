@@ -15,7 +15,15 @@ struct ResourceState: Sendable {
         let configuration: ResourceConfiguration
     }
 
-    var latestData: Entity?
+    var latestData: Entity? {
+        didSet { dataChanges &+= 1 }
+    }
+    /// Counts every change of ``latestData``: a cache hit applies only if none happened while it was read.
+    var dataChanges: UInt64 = 0
+    /// The persistent-cache check: whether it has begun or ended, and who waits for it.
+    var cacheCheck = CacheCheck.notStarted
+    /// The request `loadIfNeeded` hands out while the cache is read.
+    var deferredLoad: Request?
     var latestError: ResourceError?
     var invalidated = false
     var invalidations: UInt64 = 0
@@ -55,4 +63,12 @@ struct ResourceState: Sendable {
         let maxAge = latestError == nil ? configuration.expirationTime : configuration.retryTime
         return now.timeIntervalSince(timestamp) <= maxAge.timeInterval
     }
+}
+
+/// The progress of a resource's one persistent-cache read.
+enum CacheCheck: Sendable {
+    case notStarted
+    /// Reading; these run when it ends.
+    case reading(waiters: [@Sendable () -> Void])
+    case done
 }

@@ -1,4 +1,5 @@
 public import TransportKit
+import TetherJSON
 
 /// Which standard transformers a ``Service`` installs on every resource, at the ``PipelineStageKey/parsing`` stage.
 public struct StandardTransformers: OptionSet, Sendable {
@@ -80,7 +81,7 @@ public struct JSONTransformer: ResponseTransformer {
         if entity.content is JSONValue { return entity }
         var entity = entity
         do {
-            entity.content = try JSONDecoder().decode(JSONValue.self, from: try jsonData(of: entity))
+            entity.content = try JSONValue(parsing: try jsonData(of: entity))
         } catch let error as TransformError {
             throw error
         } catch {
@@ -119,7 +120,7 @@ func jsonData(of entity: Entity) throws -> Data {
     switch entity.content {
     case let data as Data: return data
     case let text as String: return Data(text.utf8)
-    case let json as JSONValue: return try JSONEncoder().encode(json)
+    case let json as JSONValue: return Data(json.jsonBytes)
     case let other: throw TransformError("expected a JSON body, got \(type(of: other)) (\(entity.mimeType))")
     }
 }

@@ -5,3 +5,6 @@
 
 @_exported public import TransportKit
 @_exported public import ResourceKit
+
+@_exported public import TetherJSON
+@_exported public import PersistenceKit

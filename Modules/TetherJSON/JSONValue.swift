@@ -1,10 +1,14 @@
-import TransportKit
-
-/// A JSON document as a `Sendable` value: what the standard JSON transformer makes of a JSON body.
+/// A JSON value as a `Sendable`, `Hashable` Swift value: what ResourceKit's JSON transformer makes of a body, and
+/// what a document in a ``PersistenceKit`` store is.
 ///
 /// ```swift
 /// let name = resource.typedContent(as: JSONValue.self)?["user"]?["name"]?.stringValue
+/// let document: JSONValue = ["_id": "a1", "name": "Pear", "stock": 12]
+/// let text = document.jsonText                       // {"_id":"a1","name":"Pear","stock":12}
+/// let again = try JSONValue(parsing: text)            // equal to document
 /// ```
+///
+/// Numbers are `Double`s, as in JavaScript: whole numbers up to 2^53 round-trip exactly.
 public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     case null
     case bool(Bool)
@@ -67,11 +71,39 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The members, if this is an object.
     public var objectValue: [String: JSONValue]? { if case .object(let value) = self { value } else { nil } }
 
-    /// The value as compact JSON text (keys sorted).
-    public var description: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        guard let data = try? encoder.encode(self) else { return "<unencodable JSON>" }
-        return String(decoding: data, as: UTF8.self)
+    /// The value at `path`, one member name per step (`["address", "city"]`); nil when a step is missing or not
+    /// an object.
+    public subscript(path path: some Sequence<String>) -> JSONValue? {
+        var value: JSONValue? = self
+        for key in path {
+            guard let current = value else { return nil }
+            value = current[key]
+        }
+        return value
+    }
+
+    /// The value as compact JSON text, keys sorted: ``jsonText``.
+    public var description: String { jsonText }
+}
+
+extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByDictionaryLiteral
+{
+    /// `null`.
+    public init(nilLiteral: ()) { self = .null }
+    /// A Boolean.
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// A whole number.
+    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number.
+    public init(floatLiteral value: Double) { self = .number(value) }
+    /// A string.
+    public init(stringLiteral value: String) { self = .string(value) }
+    /// An array.
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An object. A key given twice keeps its last value.
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }

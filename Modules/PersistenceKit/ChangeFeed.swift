@@ -1,0 +1,209 @@
+import Dispatch
+import TetherConcurrency
+
+/// A store's change feed: after each commit that changed something, every subscriber receives a ``ChangeSet`` —
+/// never for a rollback, and never while the writer waits. Each subscriber has its own lane: while its handler is
+/// busy, later sets are merged into one pending set (see ``ChangeSet/merge(_:)``), so a slow subscriber costs at
+/// most one pending set, however fast the writes come.
+///
+/// ```swift
+/// let subscription = store.changes.subscribe { changes in
+///     for (key, kind) in changes.changes { print(key.collection, key.id, kind) }
+/// }
+/// // …
+/// subscription.cancel()  // or let it go: a subscription also ends when it is deinitialized
+/// ```
+public final class ChangeFeed: Sendable {
+    let subscribers = LockedValue<[ObjectIdentifier: ChangeSubscriber]>([:])
+    let finished = LockedValue(false)
+    let commitCounter = LockedValue<UInt64>(0)
+
+    /// Makes a feed with no subscribers.
+    public init() {}
+
+    /// Calls `handler` with each commit's changes, one call at a time, on a dispatch queue of its own.
+    public func subscribe(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeSubscription {
+        let subscriber = ChangeSubscriber(handler: handler)
+        register(subscriber)
+        return ChangeSubscription(feed: self, subscriber: subscriber)
+    }
+
+    /// The changes as an `AsyncSequence`: each `next()` returns everything committed since the previous one,
+    /// merged. It ends when the store is closed.
+    public func stream() -> ChangeStream {
+        let subscriber = ChangeSubscriber(handler: nil)
+        register(subscriber)
+        return ChangeStream(subscription: ChangeSubscription(feed: self, subscriber: subscriber))
+    }
+
+    /// The number of active subscriptions.
+    public var subscriberCount: Int {
+        subscribers.withLock { $0.count }
+    }
+
+    /// The number of the last commit published, 0 before the first.
+    public var lastCommit: UInt64 {
+        commitCounter.withLock { $0 }
+    }
+
+    // MARK: For stores
+
+    /// Publishes one commit's changes (for ``DocumentStore`` implementations: call it after the commit, in commit
+    /// order, never for a rollback). Numbers the commit and returns its number; an empty set is not published and
+    /// returns nil.
+    @discardableResult
+    public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind]) -> UInt64? {
+        guard !changes.isEmpty else { return nil }
+        let commit = commitCounter.withLock { counter -> UInt64 in
+            counter += 1
+            return counter
+        }
+        let set = ChangeSet(commit: commit, changes: changes)
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
+        return commit
+    }
+
+    /// Ends every subscription (for stores, when they close): handlers are no longer called, streams end.
+    public func finish() {
+        finished.withLock { $0 = true }
+        let all = subscribers.withLock { subscribers in
+            defer { subscribers.removeAll() }
+            return Array(subscribers.values)
+        }
+        for subscriber in all { subscriber.finish() }
+    }
+
+    func register(_ subscriber: ChangeSubscriber) {
+        if finished.withLock({ $0 }) {
+            subscriber.finish()
+            return
+        }
+        subscribers.withLock { $0[ObjectIdentifier(subscriber)] = subscriber }
+    }
+
+    func remove(_ subscriber: ChangeSubscriber) {
+        let removed = subscribers.withLock { $0.removeValue(forKey: ObjectIdentifier(subscriber)) }
+        removed?.finish()
+    }
+}
+
+/// A change-feed subscription. It ends on ``cancel()`` or when deinitialized.
+public final class ChangeSubscription: Sendable {
+    let feed: ChangeFeed
+    let subscriber: ChangeSubscriber
+
+    init(feed: ChangeFeed, subscriber: ChangeSubscriber) {
+        self.feed = feed
+        self.subscriber = subscriber
+    }
+
+    /// Ends the subscription: the handler is not called again (a call in progress finishes).
+    public func cancel() {
+        feed.remove(subscriber)
+    }
+
+    deinit {
+        feed.remove(subscriber)
+    }
+}
+
+/// One subscriber's lane: at most one pending (merged) set, delivered one at a time.
+final class ChangeSubscriber: Sendable {
+    struct State: Sendable {
+        var pending: ChangeSet?
+        var isDraining = false
+        var waiter: CheckedContinuation<ChangeSet?, Never>?
+        var isFinished = false
+    }
+
+    let handler: (@Sendable (ChangeSet) -> Void)?
+    let state = LockedValue(State())
+
+    init(handler: (@Sendable (ChangeSet) -> Void)?) {
+        self.handler = handler
+    }
+
+    func offer(_ set: ChangeSet) {
+        enum Action { case none, drain, resume(CheckedContinuation<ChangeSet?, Never>) }
+        let action = state.withLock { state -> Action in
+            guard !state.isFinished else { return .none }
+            if let waiter = state.waiter.take() { return .resume(waiter) }
+            if state.pending == nil { state.pending = set } else { state.pending!.merge(set) }
+            guard handler != nil, !state.isDraining else { return .none }
+            state.isDraining = true
+            return .drain
+        }
+        switch action {
+        case .none: break
+        case .resume(let waiter): waiter.resume(returning: set)
+        case .drain: DispatchQueue.global().async { self.drain() }
+        }
+    }
+
+    func drain() {
+        while let set = state.withLock({ state -> ChangeSet? in
+            guard !state.isFinished, let set = state.pending.take(), !set.isEmpty else {
+                state.pending = nil
+                state.isDraining = false
+                return nil
+            }
+            return set
+        }) {
+            handler?(set)
+        }
+    }
+
+    /// The next set: the pending one at once, or the next published.
+    func next() async -> ChangeSet? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> ChangeSet?? in
+                    if let pending = state.pending.take(), !pending.isEmpty { return .some(pending) }
+                    if state.isFinished || Task.isCancelled { return .some(nil) }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            state.withLock { $0.waiter.take() }?.resume(returning: nil)
+        }
+    }
+
+    func finish() {
+        let waiter = state.withLock { state -> CheckedContinuation<ChangeSet?, Never>? in
+            state.isFinished = true
+            state.pending = nil
+            return state.waiter.take()
+        }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// The change feed as an `AsyncSequence` (see ``ChangeFeed/stream()``). Iterate it from one task.
+public struct ChangeStream: AsyncSequence, Sendable {
+    /// The sequence's elements.
+    public typealias Element = ChangeSet
+
+    let subscription: ChangeSubscription
+
+    /// Makes the iterator.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(subscription: subscription)
+    }
+
+    /// Ends the stream: a pending `next()` returns nil.
+    public func cancel() {
+        subscription.cancel()
+    }
+
+    /// The iterator: each `next()` returns the changes since the previous one, merged.
+    public struct Iterator: AsyncIteratorProtocol {
+        let subscription: ChangeSubscription
+
+        /// The next merged set, or nil once the stream has ended.
+        public mutating func next() async -> ChangeSet? {
+            await subscription.subscriber.next()
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// What one or more commits changed: for each document touched, whether it was inserted, updated or removed.
+///
+/// A subscriber that falls behind receives one merged set for all the commits it missed (``commits`` says which),
+/// relative to the state before the first of them: a document inserted and then removed in that span does not
+/// appear at all.
+public struct ChangeSet: Sendable, Hashable {
+    /// One changed document.
+    public struct Key: Sendable, Hashable {
+        /// The collection.
+        public let collection: String
+        /// The document's `_id`.
+        public let id: String
+
+        /// Makes a key.
+        public init(collection: String, id: String) {
+            self.collection = collection
+            self.id = id
+        }
+    }
+
+    /// How a document changed.
+    public enum Kind: String, Sendable, Hashable {
+        /// It did not exist before.
+        case inserted
+        /// It existed before and still does, with different content.
+        case updated
+        /// It existed before and no longer does.
+        case removed
+    }
+
+    /// The store's commit numbers merged into this set (they count up from 1, one per commit that changed
+    /// something).
+    public private(set) var commits: ClosedRange<UInt64>
+    /// Each changed document and how it changed.
+    public private(set) var changes: [Key: Kind]
+
+    /// Makes the set for one commit.
+    public init(commit: UInt64, changes: [Key: Kind]) {
+        self.commits = commit...commit
+        self.changes = changes
+    }
+
+    /// The collections with a change.
+    public var collections: Set<String> {
+        Set(changes.keys.map(\.collection))
+    }
+
+    /// The changes in `collection`, by `_id`.
+    public func changes(in collection: String) -> [String: Kind] {
+        var result: [String: Kind] = [:]
+        for (key, kind) in changes where key.collection == collection { result[key.id] = kind }
+        return result
+    }
+
+    /// Whether nothing changed (everything in the merged commits cancelled out).
+    public var isEmpty: Bool { changes.isEmpty }
+
+    /// Folds a later set into this one, so that the result describes both relative to the state before this one.
+    public mutating func merge(_ later: ChangeSet) {
+        commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
+        for (key, kind) in later.changes {
+            changes[key] = Kind.merging(changes[key], then: kind)
+        }
+    }
+}
+
+extension ChangeSet.Kind {
+    /// What `earlier` followed by `later` amounts to; nil when they cancel out (inserted, then removed).
+    public static func merging(_ earlier: ChangeSet.Kind?, then later: ChangeSet.Kind) -> ChangeSet.Kind? {
+        switch (earlier, later) {
+        case (nil, _): later
+        case (.inserted?, .removed): nil
+        case (.inserted?, _): .inserted
+        case (.removed?, .removed): .removed
+        case (.removed?, _): .updated
+        case (.updated?, .removed): .removed
+        case (.updated?, _): .updated
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import Dispatch
+import TetherJSON
+import TetherConcurrency
+
+/// A ``DocumentStore`` in memory, with the same semantics as the SQLite one: for tests, and for apps that want live
+/// queries without a file. Writes run one at a time on a queue of their own, each on a copy of the data that
+/// replaces it at commit; reads see the last commit.
+public final class InMemoryDocumentStore: DocumentStore {
+    /// Collection name → `_id` → document.
+    typealias Contents = [String: [String: JSONValue]]
+
+    let contents = LockedValue<Contents>([:])
+    let writer = DispatchQueue(label: "tether.persistence.in-memory-store.writer")
+    /// The change feed.
+    public let changes = ChangeFeed()
+
+    /// Makes an empty store.
+    public init() {}
+
+    /// Runs `body` on a copy of the data; the copy replaces the data if `body` returns.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            writer.async { [self] in
+                let transaction = InMemoryTransaction(contents: contents.withLock { $0 })
+                let result = Result { try body(transaction) }
+                if case .success = result {
+                    let committed = transaction.finish()
+                    contents.withLock { $0 = committed.contents }
+                    changes.publish(committed.changes)
+                } else {
+                    _ = transaction.finish()
+                }
+                continuation.resume(with: result)
+            }
+        }
+    }
+
+    /// Runs `body` on the last committed data.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
+        try body(InMemoryReader(contents: contents.withLock { $0 }))
+    }
+}
+
+/// Reads over a copy of the contents.
+struct InMemoryReader: DocumentReader {
+    let contents: InMemoryDocumentStore.Contents
+
+    func document(id: String, in collection: String) throws -> StoredDocument? {
+        try CollectionName.validate(collection)
+        return contents[collection]?[id].map { StoredDocument(validatedID: id, body: $0) }
+    }
+
+    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
+        let all = (contents[query.collection] ?? [:]).lazy.map { StoredDocument(validatedID: $0.key, body: $0.value) }
+        return query.apply(to: all)
+    }
+
+    func count(matching query: DocumentQuery) throws -> Int {
+        (contents[query.collection] ?? [:]).values.count { query.predicate.matches($0) }
+    }
+
+    func collectionNames() throws -> [String] {
+        contents.filter { !$0.value.isEmpty }.keys.sorted { UTF8Order.compare($0, $1) < 0 }
+    }
+}
+
+/// A write transaction over a private copy of the contents, used by one writer on the store's queue.
+final class InMemoryTransaction: DocumentTransaction {
+    private var contents: InMemoryDocumentStore.Contents
+    private var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
+    private var isFinished = false
+
+    init(contents: InMemoryDocumentStore.Contents) {
+        self.contents = contents
+    }
+
+    func finish() -> (contents: InMemoryDocumentStore.Contents, changes: [ChangeSet.Key: ChangeSet.Kind]) {
+        isFinished = true
+        return (contents, changes)
+    }
+
+    private func checkOpen() throws(PersistenceError) {
+        guard !isFinished else {
+            throw PersistenceError(.closed, "the transaction has ended: use it only inside its write closure")
+        }
+    }
+
+    func document(id: String, in collection: String) throws -> StoredDocument? {
+        try checkOpen()
+        return try InMemoryReader(contents: contents).document(id: id, in: collection)
+    }
+
+    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
+        try checkOpen()
+        return try InMemoryReader(contents: contents).documents(matching: query)
+    }
+
+    func count(matching query: DocumentQuery) throws -> Int {
+        try checkOpen()
+        return try InMemoryReader(contents: contents).count(matching: query)
+    }
+
+    func collectionNames() throws -> [String] {
+        try checkOpen()
+        return try InMemoryReader(contents: contents).collectionNames()
+    }
+
+    func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        let stored = try StoredDocument(document, collection: collection)
+        let previous = contents[collection, default: [:]].updateValue(stored.body, forKey: stored.id)
+        if previous == stored.body { return nil }
+        let kind: ChangeSet.Kind = previous == nil ? .inserted : .updated
+        record(kind, collection: collection, id: stored.id)
+        return kind
+    }
+
+    func insert(_ document: JSONValue, into collection: String) throws {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        let stored = try StoredDocument(document, collection: collection)
+        guard contents[collection]?[stored.id] == nil else {
+            throw PersistenceError(
+                .duplicateID, "a document with _id \"\(stored.id)\" is already in \"\(collection)\"",
+                collection: collection, id: stored.id)
+        }
+        contents[collection, default: [:]][stored.id] = stored.body
+        record(.inserted, collection: collection, id: stored.id)
+    }
+
+    func remove(id: String, from collection: String) throws -> Bool {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        guard contents[collection]?.removeValue(forKey: id) != nil else { return false }
+        if contents[collection]?.isEmpty == true { contents[collection] = nil }
+        record(.removed, collection: collection, id: id)
+        return true
+    }
+
+    private func record(_ kind: ChangeSet.Kind, collection: String, id: String) {
+        let key = ChangeSet.Key(collection: collection, id: id)
+        changes[key] = ChangeSet.Kind.merging(changes[key], then: kind)
+    }
+}

@@ -1,0 +1,88 @@
+/// A persistence operation failed: what went wrong, and where — the file, the collection, the document, the key.
+///
+/// The store or cache that threw stays usable for other work: a failed write changes nothing, and a transaction
+/// that threw was rolled back as a whole.
+///
+/// ```swift
+/// do {
+///     try await store.insert(["_id": "a1", "name": "Pear"], into: "items")
+/// } catch let error as PersistenceError where error.kind == .duplicateID {
+///     print(error)  // duplicateID: a document with _id "a1" is already in "items" (collection items, id a1)
+/// }
+/// ```
+public struct PersistenceError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        /// The text given as a document is not valid JSON.
+        case invalidJSON
+        /// A document is not a JSON object, or has no `_id`, or its `_id` is not a non-empty string.
+        case invalidDocument
+        /// A collection name is empty, too long, or has characters other than letters, digits, `_`, `-` and `.`.
+        case invalidCollectionName
+        /// A query cannot be run as given (a bad path, limit or offset).
+        case invalidQuery
+        /// `insert` found a document with the same `_id` already in the collection.
+        case duplicateID
+        /// The directory that should hold the file does not exist.
+        case missingDirectory
+        /// The file or its directory cannot be written (permissions, or a read-only file system).
+        case readOnly
+        /// The file could not be opened or created for another reason.
+        case cannotOpen
+        /// The disk (or the database's size limit) is full: the write was not made.
+        case diskFull
+        /// The file is not a database, or is damaged.
+        case corrupt
+        /// Another connection held a lock for longer than the busy timeout.
+        case busy
+        /// The operating system reported an I/O error.
+        case ioError
+        /// The store or cache was closed.
+        case closed
+        /// Anything else the database reported.
+        case other
+    }
+
+    /// What kind of failure this is.
+    public let kind: Kind
+    /// What was wrong, in a sentence.
+    public let message: String
+    /// The database file, when there is one.
+    public let file: String?
+    /// The collection the operation was on.
+    public let collection: String?
+    /// The document's `_id`, or the cache key.
+    public let id: String?
+    /// The underlying error (a database error, a JSON parse error, …).
+    public let cause: (any Error & Sendable)?
+
+    /// Makes an error.
+    public init(
+        _ kind: Kind, _ message: String, file: String? = nil, collection: String? = nil, id: String? = nil,
+        cause: (any Error & Sendable)? = nil
+    ) {
+        self.kind = kind
+        self.message = message
+        self.file = file
+        self.collection = collection
+        self.id = id
+        self.cause = cause
+    }
+
+    /// The same error, with context filled in where it was missing.
+    public func adding(file: String? = nil, collection: String? = nil, id: String? = nil) -> PersistenceError {
+        PersistenceError(
+            kind, message, file: self.file ?? file, collection: self.collection ?? collection, id: self.id ?? id,
+            cause: cause)
+    }
+
+    /// `kind: message (file …, collection …, id …)`.
+    public var description: String {
+        var context: [String] = []
+        if let file { context.append("file \(file)") }
+        if let collection { context.append("collection \(collection)") }
+        if let id { context.append("id \(id)") }
+        let suffix = context.isEmpty ? "" : " (\(context.joined(separator: ", ")))"
+        return "\(kind.rawValue): \(message)\(suffix)"
+    }
+}

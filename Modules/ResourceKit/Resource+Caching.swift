@@ -1,0 +1,116 @@
+import Logging
+import TetherConcurrency
+import PersistenceKit
+import TransportKit
+
+/// Siesta's persistent-cache behaviour. A resource reads its cache entry once, lazily (its first observer or the
+/// first read of ``Resource/latestData``); a hit becomes ``NewDataSource/cache`` data unless data arrived meanwhile.
+/// Loads wait for that read, so a fresh entry saves the request and a stale one lends its ETag.
+extension Resource {
+    /// The cache and key for this resource's loads, if it is cached.
+    var cacheSlot: (cache: PersistentCache, key: String)? {
+        guard let url, let cache = configuration(for: .get).persistentCache, let key = cache.key(for: url) else {
+            return nil
+        }
+        return (cache, key)
+    }
+
+    /// Starts the cache read if it has not begun (and marks it done at once when there is no cache).
+    func startCacheCheckIfNeeded() {
+        let begin = state.withLock { state -> Bool in
+            guard case .notStarted = state.cacheCheck else { return false }
+            state.cacheCheck = .reading(waiters: [])
+            return true
+        }
+        guard begin else { return }
+        guard let (cache, key) = cacheSlot else {
+            finishCacheCheck()
+            return
+        }
+        let changesBefore = state.withLock { $0.dataChanges }
+        let pipeline = configuration(for: .get).pipeline
+        Task { [self] in
+            let cached = await cache.read(key)
+            if let cached { applyCacheHit(cached, changesBefore: changesBefore, pipeline: pipeline, cache: cache, key: key) }
+            finishCacheCheck()
+        }
+    }
+
+    /// Shows a cache hit, unless the data changed while it was read or the pipeline rejects it.
+    private func applyCacheHit(
+        _ cached: CachedEntity, changesBefore: UInt64, pipeline: Pipeline, cache: PersistentCache, key: String
+    ) {
+        let raw = Entity(
+            content: cached.body, headers: HTTPHeaders(cached.headers.map { ($0.name, $0.value) }),
+            timestamp: cached.timestamp)
+        let entity: Entity
+        switch pipeline.process(raw) {
+        case .success(let processed):
+            entity = processed
+        case .failure(let failure):
+            core.logging.stateChanges.warning(
+                "cached data rejected by the pipeline; removing it",
+                metadata: ["url": "\(urlString)", "stage": "\(failure.stage)", "error": "\(failure.error)"])
+            cache.remove(forKey: key)
+            return
+        }
+        let applied = state.withLock { state -> Bool in
+            guard state.dataChanges == changesBefore, state.latestData == nil else { return false }
+            state.latestData = entity
+            state.events.append(.newData(.cache))
+            return true
+        }
+        core.logging.stateChanges.debug(
+            applied ? "data from the persistent cache" : "cache hit ignored: newer data arrived meanwhile",
+            metadata: ["url": "\(urlString)"])
+        if applied { deliverEvents() }
+    }
+
+    private func finishCacheCheck() {
+        let waiters = state.withLock { state -> [@Sendable () -> Void] in
+            guard case .reading(let waiters) = state.cacheCheck else { return [] }
+            state.cacheCheck = .done
+            return waiters
+        }
+        for waiter in waiters { waiter() }
+    }
+
+    /// Whether the cache check has ended; if not, `then` runs when it does (and the check is started).
+    func whenCacheChecked(then continuation: @escaping @Sendable () -> Void) -> Bool {
+        startCacheCheckIfNeeded()
+        return state.withLock { state -> Bool in
+            guard case .reading(var waiters) = state.cacheCheck else { return true }
+            waiters.append(continuation)
+            state.cacheCheck = .reading(waiters: waiters)
+            return false
+        }
+    }
+
+    /// Waits for the cache check to end.
+    func cacheChecked() async {
+        await withCheckedContinuation { continuation in
+            if whenCacheChecked(then: { continuation.resume() }) { continuation.resume() }
+        }
+    }
+
+    // MARK: Writing back
+
+    /// After a load's outcome is applied: new data is written, a 304 re-timestamps the entry.
+    func writeBack(_ outcome: RequestOutcome, raw: CachedEntity?, at now: Date) {
+        guard let (cache, key) = cacheSlot else { return }
+        switch outcome {
+        case .newData:
+            if let raw { cache.write(raw, forKey: key) }
+        case .notModified:
+            cache.updateTimestamp(now, forKey: key)
+        case .failure:
+            break
+        }
+    }
+
+    /// After a local override or a wipe: the entry no longer describes the data.
+    func removeCacheEntry() {
+        guard let (cache, key) = cacheSlot else { return }
+        cache.remove(forKey: key)
+    }
+}

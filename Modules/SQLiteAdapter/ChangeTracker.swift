@@ -1,0 +1,58 @@
+import GRDB
+import PersistenceKit
+import TetherConcurrency
+
+/// Builds the change feed from GRDB's transaction observation. The store's transaction records, for each write,
+/// which document it meant to change and on which row; SQLite's row events confirm which rows really changed; at
+/// commit the confirmed changes are published, at rollback everything is dropped. So the feed reports exactly what
+/// was committed.
+final class ChangeTracker: TransactionObserver, Sendable {
+    struct Pending: Sendable {
+        /// What each write meant to do, per document, merged in order.
+        var intents: [ChangeSet.Key: ChangeSet.Kind] = [:]
+        /// The rows each document's writes touched.
+        var rows: [ChangeSet.Key: Set<Int64>] = [:]
+        /// The rows SQLite reported as changed.
+        var changedRows: Set<Int64> = []
+    }
+
+    let feed: ChangeFeed
+    let pending = LockedValue(Pending())
+
+    init(feed: ChangeFeed) {
+        self.feed = feed
+    }
+
+    /// Called by the transaction, on the writer queue, after each write.
+    func record(_ kind: ChangeSet.Kind, _ key: ChangeSet.Key, row: Int64) {
+        pending.withLock { pending in
+            pending.intents[key] = ChangeSet.Kind.merging(pending.intents[key], then: kind)
+            pending.rows[key, default: []].insert(row)
+        }
+    }
+
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
+        eventKind.tableName == DocumentSchema.table
+    }
+
+    func databaseDidChange(with event: DatabaseEvent) {
+        let row = event.rowID
+        pending.withLock { _ = $0.changedRows.insert(row) }
+    }
+
+    func databaseDidCommit(_ db: Database) {
+        let committed = pending.withLock { pending -> [ChangeSet.Key: ChangeSet.Kind] in
+            defer { pending = Pending() }
+            var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
+            for (key, kind) in pending.intents where !(pending.rows[key] ?? []).isDisjoint(with: pending.changedRows) {
+                changes[key] = kind
+            }
+            return changes
+        }
+        feed.publish(committed)
+    }
+
+    func databaseDidRollback(_ db: Database) {
+        pending.withLock { $0 = Pending() }
+    }
+}

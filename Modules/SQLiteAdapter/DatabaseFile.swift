@@ -1,0 +1,65 @@
+import Foundation
+import PersistenceKit
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file-system side of opening a database: the directory must exist and be writable, and a new file is
+/// created with permissions 0600 before SQLite opens it (SQLite gives its `-wal` and `-shm` files the same).
+enum DatabaseFile {
+    /// Checks the directory, and creates the file (0600) if it does not exist.
+    static func prepare(_ path: String) throws(PersistenceError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let parent = directory.isEmpty ? "." : directory
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: parent, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw PersistenceError(
+                .missingDirectory, "the directory \(parent) does not exist; create it first", file: path)
+        }
+        guard access(parent, W_OK) == 0 else {
+            throw PersistenceError(
+                .readOnly,
+                "the directory \(parent) is not writable (\(String(cString: strerror(errno)))); SQLite needs to create the -wal and -shm files beside the database",
+                file: path)
+        }
+        let descriptor = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        if descriptor >= 0 {
+            close(descriptor)
+            return
+        }
+        let code = errno
+        guard code == EEXIST else {
+            let kind: PersistenceError.Kind = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .cannotOpen
+            throw PersistenceError(kind, "cannot create the file: \(String(cString: strerror(code)))", file: path)
+        }
+        guard access(path, R_OK | W_OK) == 0 else {
+            throw PersistenceError(
+                .readOnly, "the file cannot be read and written: \(String(cString: strerror(errno)))", file: path)
+        }
+    }
+
+    /// Renames the file and its `-wal` and `-shm` companions to `<path>.corrupt-<timestamp>…`; returns the new path.
+    static func moveAside(_ path: String, now: Date = Date()) throws(PersistenceError) -> String {
+        let stamp = Int(now.timeIntervalSince1970 * 1000)
+        let destination = "\(path).corrupt-\(stamp)"
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            guard rename(path + suffix, destination + suffix) == 0 else {
+                throw PersistenceError(
+                    .cannotOpen, "cannot move the damaged file aside: \(String(cString: strerror(errno)))", file: path)
+            }
+        }
+        return destination
+    }
+
+    /// The permission bits of the file.
+    static func permissions(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mode & 0o777)
+    }
+}

@@ -1,0 +1,45 @@
+import GRDB
+
+/// The document store's schema, created and upgraded by GRDB's `DatabaseMigrator`. Migrations are only ever
+/// appended: a file written by an older version is upgraded in place when it is opened.
+enum DocumentSchema {
+    static let table = "tether_documents"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: documents") { db in
+            // One table for every collection: `body` is the document as compact JSON text (keys sorted), queried
+            // with SQLite's JSON functions. The rowid is the key the change tracker follows.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_documents (
+                        rowid INTEGER PRIMARY KEY,
+                        collection TEXT NOT NULL,
+                        id TEXT NOT NULL,
+                        body TEXT NOT NULL
+                    );
+                    CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
+                    """)
+        }
+        return migrator
+    }
+}
+
+/// The entity cache's schema.
+enum EntityCacheSchema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: entities") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_entities (
+                        key TEXT PRIMARY KEY NOT NULL,
+                        body BLOB NOT NULL,
+                        headers TEXT NOT NULL,
+                        timestamp REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,19 @@
+public import Logging
+
+/// How a SQLite store or cache opens its file. The defaults suit an app or a service.
+public struct SQLiteConfiguration: Sendable {
+    /// How long a write waits for another connection's lock before failing with
+    /// `PersistenceError.Kind.busy`. Default 5 seconds.
+    public var busyTimeout: Duration = .seconds(5)
+    /// How many connections read at once (a `DatabasePool` in WAL mode: readers never wait for the writer).
+    /// Default 5.
+    public var maximumReaderCount = 5
+    /// Whether opening runs `PRAGMA quick_check`, so a damaged file is found at once rather than at a later read.
+    /// It reads the whole file: about 0.1 s per 100 MB here. Default true.
+    public var checksIntegrityOnOpen = true
+    /// Where warnings go (a damaged cache moved aside, a failed write).
+    public var logger = Logger(label: "tether.persistence.sqlite")
+
+    /// Makes the defaults.
+    public init() {}
+}

@@ -1,0 +1,85 @@
+import GRDB
+public import PersistenceKit
+
+/// A ``PersistenceKit/DocumentStore`` in a SQLite file, through GRDB: a `DatabasePool` in WAL mode (readers never
+/// wait for the writer), documents as JSON text queried with SQLite's JSON functions, the change feed from GRDB's
+/// transaction observation.
+///
+/// The file is created with permissions 0600. A file that is not a database, or is damaged, is never moved or
+/// deleted: opening fails with ``PersistenceKit/PersistenceError/Kind/corrupt`` naming it — your documents are
+/// yours to recover.
+///
+/// ```swift
+/// let store = try SQLiteDocumentStore(path: "/var/lib/app/documents.sqlite")
+/// try await store.upsert(["_id": "a1", "store_id": "abc123", "name": "Pear"], into: "items")
+/// ```
+public final class SQLiteDocumentStore: DocumentStore {
+    /// The database file.
+    public let path: String
+    /// The change feed.
+    public let changes = ChangeFeed()
+    let pool: DatabasePool
+    let tracker: ChangeTracker
+
+    /// Opens (or creates) the store at `path`, upgrading its schema if it was written by an older version.
+    ///
+    /// - Throws: ``PersistenceKit/PersistenceError`` — ``PersistenceKit/PersistenceError/Kind/missingDirectory``,
+    ///   ``PersistenceKit/PersistenceError/Kind/readOnly``, ``PersistenceKit/PersistenceError/Kind/corrupt``,
+    ///   ``PersistenceKit/PersistenceError/Kind/cannotOpen`` — with the file's path.
+    public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
+        self.path = path
+        pool = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: DocumentSchema.migrator)
+        tracker = ChangeTracker(feed: changes)
+        pool.add(transactionObserver: tracker, extent: .observerLifetime)
+    }
+
+    /// Runs `body` in a write transaction on GRDB's writer connection (see
+    /// ``PersistenceKit/DocumentStore/write(_:)``).
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+        let (path, tracker) = (path, tracker)
+        do {
+            return try await pool.write { db in
+                let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker)
+                defer { transaction.finish() }
+                return try body(transaction)
+            }
+        } catch let error as DatabaseError {
+            throw PersistenceError.mapping(error, file: path)
+        }
+    }
+
+    /// Runs `body` on a reader connection, in a snapshot of the last commit.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
+        let path = path
+        do {
+            return try await pool.read { db in try body(SQLiteReader(db: db, file: path)) }
+        } catch let error as DatabaseError {
+            throw PersistenceError.mapping(error, file: path)
+        }
+    }
+
+    /// Sets SQLite's `max_page_count`: a cap on the file's size (in pages of 4 KiB); writes beyond it fail with
+    /// ``PersistenceKit/PersistenceError/Kind/diskFull``, as on a full disk. Returns the cap in force.
+    @discardableResult
+    public func limitSize(toPages pages: Int) async throws -> Int {
+        try await pool.write { db in
+            try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, pages))") ?? 0
+        }
+    }
+
+    /// Runs `PRAGMA integrity_check`; returns its report (`["ok"]` for a sound file).
+    public func integrityCheck() async throws -> [String] {
+        try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+    }
+
+    /// Closes the database: later operations fail with ``PersistenceKit/PersistenceError/Kind/closed``, and the
+    /// change feed ends.
+    public func close() throws {
+        changes.finish()
+        do {
+            try pool.close()
+        } catch {
+            throw PersistenceError.mapping(error, file: path)
+        }
+    }
+}

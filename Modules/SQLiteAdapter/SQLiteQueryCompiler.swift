@@ -1,0 +1,172 @@
+import GRDB
+import PersistenceKit
+
+/// Compiles a `DocumentQuery` to SQL over `tether_documents`, with SQLite's JSON functions and bound parameters
+/// only: paths and literals travel as arguments, never as SQL text. Every condition evaluates to 0 or 1 (never
+/// NULL), so `NOT` and `OR` behave as in `DocumentPredicate.matches(_:)`.
+struct SQLiteQueryCompiler {
+    private(set) var arguments: [(any DatabaseValueConvertible)?] = []
+
+    /// `SELECT id, body … WHERE … ORDER BY … LIMIT … OFFSET …`.
+    static func select(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
+        var compiler = SQLiteQueryCompiler()
+        compiler.arguments.append(query.collection)
+        let condition = compiler.condition(query.predicate)
+        var sql = "SELECT id, body FROM tether_documents WHERE collection = ? AND (\(condition)) ORDER BY "
+        for key in query.sort {
+            let direction = key.direction == .ascending ? "ASC" : "DESC"
+            let rank = compiler.rank(key.path)
+            let value = compiler.sortValue(key.path)
+            sql += "\(rank) \(direction), \(value) \(direction), "
+        }
+        sql += "id ASC"
+        if query.limit != nil || query.offset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            compiler.arguments.append(query.limit ?? -1)
+            compiler.arguments.append(query.offset)
+        }
+        return (sql, StatementArguments(compiler.arguments))
+    }
+
+    /// `SELECT count(*) … WHERE …`.
+    static func count(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
+        var compiler = SQLiteQueryCompiler()
+        compiler.arguments.append(query.collection)
+        let condition = compiler.condition(query.predicate)
+        return (
+            "SELECT count(*) FROM tether_documents WHERE collection = ? AND (\(condition))",
+            StatementArguments(compiler.arguments)
+        )
+    }
+
+    /// The JSON path for SQLite: `$."a"."b"` (components are letters, digits, `_` and `-` only).
+    static func jsonPath(_ path: DocumentPath) -> String {
+        "$" + path.components.map { ".\"\($0)\"" }.joined()
+    }
+
+    // MARK: Conditions
+
+    mutating func condition(_ predicate: DocumentPredicate) -> String {
+        switch predicate {
+        case .all:
+            return "1"
+        case .compare(let path, let op, let literal):
+            switch op {
+            case .equal: return equal(path, literal)
+            case .notEqual: return "NOT \(equal(path, literal))"
+            case .less: return ordered(path, "<", literal)
+            case .lessOrEqual: return ordered(path, "<=", literal)
+            case .greater: return ordered(path, ">", literal)
+            case .greaterOrEqual: return ordered(path, ">=", literal)
+            }
+        case .isIn(let path, let literals):
+            guard !literals.isEmpty else { return "0" }
+            return "(" + literals.map { equal(path, $0) }.joined(separator: " OR ") + ")"
+        case .contains(let path, let literal):
+            // Arguments are appended in the order their `?`s appear: the type's path, json_each's path, the element.
+            let type = typeOf(path)
+            arguments.append(Self.jsonPath(path))
+            let element = elementEqual(literal)
+            var sql = "(CASE \(type) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each(body, ?) AS e WHERE \(element))"
+            if case .string(let needle) = literal {
+                let value = value(path)
+                arguments.append(needle)
+                sql += " WHEN 'text' THEN instr(\(value), ?) > 0"
+            }
+            return sql + " ELSE 0 END)"
+        case .like(let path, let pattern):
+            let type = typeOf(path)
+            arguments.append(pattern)
+            let value = value(path)
+            return "(\(type) = 'text' AND tether_like(?, \(value)))"
+        case .not(let inner):
+            return "NOT \(condition(inner))"
+        case .and(let predicates):
+            guard !predicates.isEmpty else { return "1" }
+            return "(" + predicates.map { condition($0) }.joined(separator: " AND ") + ")"
+        case .or(let predicates):
+            guard !predicates.isEmpty else { return "0" }
+            return "(" + predicates.map { condition($0) }.joined(separator: " OR ") + ")"
+        }
+    }
+
+    /// Typed equality; a missing field is null.
+    mutating func equal(_ path: DocumentPath, _ literal: ScalarValue) -> String {
+        let type = typeOf(path)
+        switch literal {
+        case .null:
+            return "(\(type) = 'null')"
+        case .bool(let flag):
+            return "(\(type) = '\(flag ? "true" : "false")')"
+        case .number(let number):
+            let value = value(path)
+            arguments.append(number)
+            return "(\(type) IN ('integer', 'real') AND \(value) = ?)"
+        case .string(let string):
+            let value = value(path)
+            arguments.append(string)
+            return "(\(type) = 'text' AND \(value) = ?)"
+        }
+    }
+
+    /// Ordering applies to numbers and strings only.
+    mutating func ordered(_ path: DocumentPath, _ op: String, _ literal: ScalarValue) -> String {
+        switch literal {
+        case .number(let number):
+            let type = typeOf(path)
+            let value = value(path)
+            arguments.append(number)
+            return "(\(type) IN ('integer', 'real') AND \(value) \(op) ?)"
+        case .string(let string):
+            let type = typeOf(path)
+            let value = value(path)
+            arguments.append(string)
+            return "(\(type) = 'text' AND \(value) \(op) ?)"
+        case .null, .bool:
+            return "0"
+        }
+    }
+
+    /// An element of `json_each` equal to the literal.
+    mutating func elementEqual(_ literal: ScalarValue) -> String {
+        switch literal {
+        case .null: return "e.type = 'null'"
+        case .bool(let flag): return "e.type = '\(flag ? "true" : "false")'"
+        case .number(let number):
+            arguments.append(number)
+            return "(e.type IN ('integer', 'real') AND e.value = ?)"
+        case .string(let string):
+            arguments.append(string)
+            return "(e.type = 'text' AND e.value = ?)"
+        }
+    }
+
+    // MARK: Pieces
+
+    /// The field's JSON type, with a missing field as 'null'.
+    mutating func typeOf(_ path: DocumentPath) -> String {
+        arguments.append(Self.jsonPath(path))
+        return "IFNULL(json_type(body, ?), 'null')"
+    }
+
+    mutating func value(_ path: DocumentPath) -> String {
+        arguments.append(Self.jsonPath(path))
+        return "json_extract(body, ?)"
+    }
+
+    /// Null and missing 0, Booleans 1, numbers 2, strings 3, arrays and objects 4.
+    mutating func rank(_ path: DocumentPath) -> String {
+        let type = typeOf(path)
+        return """
+            (CASE \(type) WHEN 'null' THEN 0 WHEN 'true' THEN 1 WHEN 'false' THEN 1 \
+            WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'text' THEN 3 ELSE 4 END)
+            """
+    }
+
+    /// The value for ordering within a rank (arrays and objects all equal).
+    mutating func sortValue(_ path: DocumentPath) -> String {
+        let type = typeOf(path)
+        let value = value(path)
+        return "(CASE WHEN \(type) IN ('true', 'false', 'integer', 'real', 'text') THEN \(value) END)"
+    }
+}

@@ -1,0 +1,171 @@
+import GRDB
+import PersistenceKit
+import TetherJSON
+
+/// Reads over one GRDB connection, inside a read or a write.
+struct SQLiteReader: DocumentReader {
+    let db: Database
+    let file: String
+
+    func document(id: String, in collection: String) throws -> StoredDocument? {
+        try CollectionName.validate(collection)
+        return try guarding(collection: collection, id: id) {
+            let statement = try db.cachedStatement(
+                sql: "SELECT body FROM tether_documents WHERE collection = ? AND id = ?")
+            guard let body = try String.fetchOne(statement, arguments: [collection, id]) else { return nil }
+            return StoredDocument(validatedID: id, body: try Self.parse(body, collection: collection, id: id))
+        }
+    }
+
+    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
+        try guarding(collection: query.collection) {
+            let (sql, arguments) = SQLiteQueryCompiler.select(query)
+            let statement = try db.cachedStatement(sql: sql)
+            let rows = try Row.fetchCursor(statement, arguments: arguments)
+            var documents: [StoredDocument] = []
+            while let row = try rows.next() {
+                let id: String = row[0]
+                let body: String = row[1]
+                documents.append(
+                    StoredDocument(validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
+            }
+            return documents
+        }
+    }
+
+    func count(matching query: DocumentQuery) throws -> Int {
+        try guarding(collection: query.collection) {
+            let (sql, arguments) = SQLiteQueryCompiler.count(query)
+            return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
+        }
+    }
+
+    func collectionNames() throws -> [String] {
+        try guarding {
+            try String.fetchAll(db, sql: "SELECT DISTINCT collection FROM tether_documents ORDER BY collection")
+        }
+    }
+
+    /// Runs `body`, turning database errors into persistence errors with context.
+    func guarding<T>(collection: String? = nil, id: String? = nil, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw PersistenceError.mapping(error, file: file, collection: collection, id: id)
+        }
+    }
+
+    static func parse(_ text: String, collection: String, id: String) throws -> JSONValue {
+        do {
+            return try JSONValue(parsing: text)
+        } catch {
+            throw PersistenceError(
+                .corrupt, "the stored document is not valid JSON: \(error)", collection: collection, id: id,
+                cause: error)
+        }
+    }
+}
+
+/// A write transaction over GRDB's writer connection, used only inside its `write` closure.
+final class SQLiteTransaction: DocumentTransaction {
+    let reader: SQLiteReader
+    let tracker: ChangeTracker
+    private var isFinished = false
+
+    init(db: Database, file: String, tracker: ChangeTracker) {
+        self.reader = SQLiteReader(db: db, file: file)
+        self.tracker = tracker
+    }
+
+    func finish() {
+        isFinished = true
+    }
+
+    private func checkOpen() throws(PersistenceError) {
+        guard !isFinished else {
+            throw PersistenceError(
+                .closed, "the transaction has ended: use it only inside its write closure", file: reader.file)
+        }
+    }
+
+    func document(id: String, in collection: String) throws -> StoredDocument? {
+        try checkOpen()
+        return try reader.document(id: id, in: collection)
+    }
+
+    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
+        try checkOpen()
+        return try reader.documents(matching: query)
+    }
+
+    func count(matching query: DocumentQuery) throws -> Int {
+        try checkOpen()
+        return try reader.count(matching: query)
+    }
+
+    func collectionNames() throws -> [String] {
+        try checkOpen()
+        return try reader.collectionNames()
+    }
+
+    func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        let stored = try StoredDocument(document, collection: collection)
+        let text = stored.body.jsonText
+        let db = reader.db
+        return try reader.guarding(collection: collection, id: stored.id) {
+            let key = ChangeSet.Key(collection: collection, id: stored.id)
+            if let existing = try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT rowid, body FROM tether_documents WHERE collection = ? AND id = ?"),
+                arguments: [collection, stored.id])
+            {
+                let row: Int64 = existing[0]
+                let body: String = existing[1]
+                if body == text { return nil }
+                try db.cachedStatement(sql: "UPDATE tether_documents SET body = ? WHERE rowid = ?")
+                    .execute(arguments: [text, row])
+                tracker.record(.updated, key, row: row)
+                return .updated
+            }
+            try db.cachedStatement(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
+                .execute(arguments: [collection, stored.id, text])
+            tracker.record(.inserted, key, row: db.lastInsertedRowID)
+            return .inserted
+        }
+    }
+
+    func insert(_ document: JSONValue, into collection: String) throws {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        let stored = try StoredDocument(document, collection: collection)
+        let db = reader.db
+        try reader.guarding(collection: collection, id: stored.id) {
+            let exists = try Bool.fetchOne(
+                db.cachedStatement(sql: "SELECT 1 FROM tether_documents WHERE collection = ? AND id = ?"),
+                arguments: [collection, stored.id]) ?? false
+            guard !exists else {
+                throw PersistenceError(
+                    .duplicateID, "a document with _id \"\(stored.id)\" is already in \"\(collection)\"")
+            }
+            try db.cachedStatement(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
+                .execute(arguments: [collection, stored.id, stored.body.jsonText])
+            tracker.record(.inserted, ChangeSet.Key(collection: collection, id: stored.id), row: db.lastInsertedRowID)
+        }
+    }
+
+    func remove(id: String, from collection: String) throws -> Bool {
+        try checkOpen()
+        try CollectionName.validate(collection)
+        let db = reader.db
+        return try reader.guarding(collection: collection, id: id) {
+            guard let row = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT rowid FROM tether_documents WHERE collection = ? AND id = ?"),
+                arguments: [collection, id])
+            else { return false }
+            try db.cachedStatement(sql: "DELETE FROM tether_documents WHERE rowid = ?").execute(arguments: [row])
+            tracker.record(.removed, ChangeSet.Key(collection: collection, id: id), row: row)
+            return true
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import PersistenceKit
+import TetherJSON
+
+extension DocumentStoreConformance {
+    static let badInputChecks: [DocumentStoreCheck] = [
+        DocumentStoreCheck("bad-documents", "invalid JSON, a missing or non-string _id, a non-object: typed errors with context; nothing lost") { store in
+            try await store.upsert(["_id": "keep"], into: "items")
+            let json = try await expectError(.invalidJSON, "invalid JSON") {
+                _ = try await store.write { try $0.upsert(json: "{\"_id\": \"a\",\n \"n\": tru }", into: "items") }
+            }
+            try require(json.message.contains("line 2"), "the JSON error should give the line: \(json)")
+            try require(json.collection == "items", "the error should name the collection: \(json)")
+            try await expectError(.invalidDocument, "missing _id") { try await store.upsert(["name": "x"], into: "items") }
+            try await expectError(.invalidDocument, "numeric _id") { try await store.upsert(["_id": 7], into: "items") }
+            try await expectError(.invalidDocument, "empty _id") { try await store.upsert(["_id": ""], into: "items") }
+            try await expectError(.invalidDocument, "an array") { try await store.upsert([1, 2], into: "items") }
+            try require(try await store.document(id: "keep", in: "items") != nil, "a bad write must not lose data")
+            try await store.upsert(["_id": "after"], into: "items")
+        },
+        DocumentStoreCheck("bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName") { store in
+            for name in ["items'; DROP TABLE tether_documents; --", "", "a b", "a\"b", "1items", String(repeating: "x", count: 101), "ítems"] {
+                let error = try await expectError(.invalidCollectionName, "collection \(name.debugDescription)") {
+                    try await store.upsert(["_id": "a"], into: name)
+                }
+                try require(error.collection == name, "the error should carry the name: \(error)")
+                try await expectError(.invalidCollectionName, "get from \(name.debugDescription)") {
+                    _ = try await store.document(id: "a", in: name)
+                }
+            }
+            try await store.upsert(["_id": "a"], into: "items_2.v-1")
+            try require(try await store.document(id: "a", in: "items_2.v-1") != nil, "a valid name must work after bad ones")
+        },
+        DocumentStoreCheck("round-trip-values", "every JSON value round-trips: unicode, escapes, big and small numbers, nesting") { store in
+            let document: JSONValue = [
+                "_id": "weird \"id\" ✓ \u{1F600}",
+                "text": "line\nbreak\ttab \\ quote\" nul\u{0001} é e\u{301}",
+                "numbers": [0, -1, 1.5, 1e-7, 9_007_199_254_740_991, -2.5e300],
+                "nested": ["a": ["b": ["c": [true, false, nil]]]],
+                "empty": ["obj": [:], "arr": []],
+            ]
+            try await store.upsert(document, into: "values")
+            let back = try await store.document(id: "weird \"id\" ✓ \u{1F600}", in: "values")
+            try require(back?.body == document, "round trip changed the document: \(String(describing: back?.body))")
+        },
+    ]
+}

@@ -1,0 +1,100 @@
+import PersistenceKit
+import TetherJSON
+import TetherConcurrency
+
+extension DocumentStoreConformance {
+    static let feedChecks: [DocumentStoreCheck] = [
+        DocumentStoreCheck("feed-per-commit", "each commit publishes exactly its changes, numbered in order; unchanged upserts publish nothing") { store in
+            let recorder = FeedRecorder(store)
+            try await store.upsert(["_id": "a"], into: "items")
+            try await store.write { transaction in
+                try transaction.upsert(["_id": "a", "v": 1], into: "items")
+                try transaction.upsert(["_id": "b"], into: "items")
+                try transaction.upsert(["_id": "c"], into: "other")
+            }
+            try await store.upsert(["_id": "a", "v": 1], into: "items")  // identical: no commit published
+            try await store.remove(id: "b", from: "items")
+            let sets = try await recorder.waitFor(3)
+            try require(sets.count == 3, "expected 3 sets, got \(sets.count): \(sets)")
+            typealias Key = ChangeSet.Key
+            try require(sets[0].changes == [Key(collection: "items", id: "a"): .inserted], "first: \(sets[0])")
+            try require(
+                sets[1].changes == [
+                    Key(collection: "items", id: "a"): .updated, Key(collection: "items", id: "b"): .inserted,
+                    Key(collection: "other", id: "c"): .inserted,
+                ], "second: \(sets[1])")
+            try require(sets[2].changes == [Key(collection: "items", id: "b"): .removed], "third: \(sets[2])")
+            let numbers = sets.map(\.commits.upperBound)
+            try require(numbers == numbers.sorted() && Set(numbers).count == 3, "commit numbers not increasing: \(numbers)")
+        },
+        DocumentStoreCheck("feed-within-commit", "changes to one document within a commit are merged: insert+update is an insert, insert+remove nothing") { store in
+            let recorder = FeedRecorder(store)
+            try await store.write { transaction in
+                try transaction.upsert(["_id": "a"], into: "items")
+                try transaction.upsert(["_id": "a", "v": 2], into: "items")
+                try transaction.upsert(["_id": "gone"], into: "items")
+                try transaction.remove(id: "gone", from: "items")
+            }
+            let sets = try await recorder.waitFor(1)
+            try require(sets[0].changes == [ChangeSet.Key(collection: "items", id: "a"): .inserted], "got \(sets[0])")
+        },
+        DocumentStoreCheck("feed-not-on-rollback", "a rolled-back transaction publishes nothing") { store in
+            let recorder = FeedRecorder(store)
+            struct Abort: Error {}
+            _ = try? await store.write { transaction in
+                try transaction.upsert(["_id": "x"], into: "items")
+                throw Abort()
+            }
+            try await store.upsert(["_id": "y"], into: "items")
+            let sets = try await recorder.waitFor(1)
+            try await Task.sleep(for: .milliseconds(50))
+            let all = recorder.sets.withLock { $0 }
+            try require(all.count == 1, "expected only the later commit, got \(all)")
+            try require(sets[0].changes.keys.map(\.id) == ["y"], "got \(sets[0])")
+        },
+        DocumentStoreCheck("feed-slow-subscriber", "a busy subscriber gets the commits it missed merged into one set; the writer never waits") { store in
+            let entered = Flag()
+            let release = Flag()
+            let received = FeedLog()
+            let subscription = store.changes.subscribe { set in
+                received.append(set)
+                entered.set()
+                while !release.isSet { usleepMilliseconds(1) }
+            }
+            try await store.upsert(["_id": "first"], into: "items")
+            while !entered.isSet { try await Task.sleep(for: .milliseconds(1)) }
+            // The subscriber is blocked: these 200 commits must not wait for it.
+            for index in 0..<200 { try await store.upsert(["_id": .string("d\(index)")], into: "items") }
+            try await store.remove(id: "d0", from: "items")
+            release.set()
+            for _ in 0..<500 where received.count < 2 { try await Task.sleep(for: .milliseconds(10)) }
+            try await Task.sleep(for: .milliseconds(50))
+            let sets = received.all
+            subscription.cancel()
+            try require(sets.count == 2, "expected the first set and one merged set, got \(sets.count)")
+            try require(sets[1].changes.count == 199, "merged set: expected 199 inserts (d0 cancelled out), got \(sets[1].changes.count)")
+            try require(sets[1].commits.count == 201, "merged set should cover 201 commits, covers \(sets[1].commits)")
+        },
+        DocumentStoreCheck("feed-stream", "the AsyncSequence form yields merged sets and ends when cancelled") { store in
+            let stream = store.changes.stream()
+            try await store.upsert(["_id": "a"], into: "items")
+            try await store.upsert(["_id": "b"], into: "items")
+            var iterator = stream.makeAsyncIterator()
+            var seen: Set<String> = []
+            while seen.count < 2, let set = await iterator.next() { seen.formUnion(set.changes.keys.map(\.id)) }
+            try require(seen == ["a", "b"], "stream saw \(seen)")
+            stream.cancel()
+            let after = await iterator.next()
+            try require(after == nil, "a cancelled stream must end")
+        },
+    ]
+}
+
+/// Change sets received by a handler.
+final class FeedLog: Sendable {
+    private let sets = LockedValue<[ChangeSet]>([])
+
+    func append(_ set: ChangeSet) { sets.withLock { $0.append(set) } }
+    var count: Int { sets.withLock { $0.count } }
+    var all: [ChangeSet] { sets.withLock { $0 } }
+}

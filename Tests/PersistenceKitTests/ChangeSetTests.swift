@@ -1,0 +1,49 @@
+import PersistenceKit
+import Testing
+
+@Suite("Change sets, LIKE patterns and collection names")
+struct ChangeSetTests {
+    typealias Key = ChangeSet.Key
+
+    @Test("Merging follows each document from the first state to the last")
+    func merging() {
+        let a = Key(collection: "c", id: "a")
+        let b = Key(collection: "c", id: "b")
+        let c = Key(collection: "c", id: "c")
+        let d = Key(collection: "c", id: "d")
+        var set = ChangeSet(commit: 1, changes: [a: .inserted, b: .updated, c: .removed, d: .updated])
+        set.merge(ChangeSet(commit: 3, changes: [a: .removed, b: .updated, c: .inserted, d: .removed]))
+        #expect(set.changes == [b: .updated, c: .updated, d: .removed])
+        #expect(set.commits == 1...3)
+        #expect(set.collections == ["c"])
+        #expect(ChangeSet.Kind.merging(.inserted, then: .updated) == .inserted)
+    }
+
+    @Test(
+        "LIKE: % any run, _ one character, \\ escapes; case-sensitive",
+        arguments: [
+            ("abc", "abc", true), ("abc", "ABC", false), ("a%", "abc", true), ("a%", "a", true), ("%c", "abc", true),
+            ("%b%", "abc", true), ("a_c", "abc", true), ("a_c", "ac", false), ("%", "", true), ("_", "", false),
+            ("100\\%", "100%", true), ("100\\%", "1000", false), ("a\\_b", "a_b", true), ("a\\_b", "axb", false),
+            ("%a%a%a%", "aaa", true), ("%a%a%a%", "aa", false), ("é_", "éx", true), ("\\", "\\", true),
+        ])
+    func like(pattern: String, value: String, matches: Bool) {
+        #expect(LikePattern(pattern).matches(value) == matches)
+    }
+
+    @Test("Collection names: letters, digits, _ - . only, starting with a letter or _")
+    func collectionNames() throws {
+        for valid in ["items", "_private", "a.b-c_9", String(repeating: "x", count: 100)] {
+            try CollectionName.validate(valid)
+        }
+        for invalid in ["", "9lives", "a b", "x'", "a;b", "ä", String(repeating: "x", count: 101)] {
+            #expect(throws: PersistenceError.self) { try CollectionName.validate(invalid) }
+        }
+        do {
+            try CollectionName.validate("items'--")
+        } catch {
+            #expect(error.kind == .invalidCollectionName)
+            #expect(error.description.contains("''' at offset 5"))
+        }
+    }
+}

@@ -1,0 +1,11 @@
+import PersistenceKit
+import TetherTesting
+import Testing
+
+@Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(.minutes(1)))
+struct InMemoryDocumentStoreTests {
+    @Test("Conformance", arguments: DocumentStoreConformance.checks)
+    func conformance(_ check: DocumentStoreCheck) async throws {
+        try await check.run(on: InMemoryDocumentStore())
+    }
+}

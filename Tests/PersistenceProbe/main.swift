@@ -1,0 +1,91 @@
+// A second process for SQLiteAdapterTests: what a restart or a crash looks like needs a process that really ends.
+//
+//   tether-persistence-probe write-loop <store.sqlite>
+//       Upserts documents forever, one commit at a time (every tenth a batch of ten), printing
+//       "committed <first> <last>" after each commit returns. Killed with SIGKILL by the test.
+//   tether-persistence-probe cache-load <cache.sqlite> <url>…
+//       Loads each URL through a Service with a SQLite persistent cache, prints "loaded <url> <body>", flushes, exits.
+//   tether-persistence-probe cache-show <cache.sqlite> <expiration seconds> <url>
+//       Observes the URL and prints each event with the text; calls loadIfNeeded once the cache has been read, and
+//       exits when that load ends.
+import Foundation
+import PersistenceKit
+import ResourceKit
+import SQLiteAdapter
+import TetherJSON
+import TransportKit
+import URLSessionAdapter
+
+/// Writes a line straight to the standard output (unbuffered: the test reads it while this process runs).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("probe: \(message)\n".utf8))
+    exit(2)
+}
+
+let arguments = CommandLine.arguments.dropFirst()
+guard let mode = arguments.first else { fail("usage: tether-persistence-probe <mode> …") }
+
+final class Owner: Sendable {}
+
+/// Text as is, JSON as text.
+@Sendable func describe(_ content: any Sendable) -> String {
+    (content as? String) ?? (content as? JSONValue)?.jsonText ?? "\(type(of: content))"
+}
+
+do {
+    switch mode {
+    case "write-loop":
+        guard arguments.count == 2 else { fail("usage: write-loop <store.sqlite>") }
+        let store = try SQLiteDocumentStore(path: arguments[arguments.startIndex + 1])
+        var next = 0
+        while true {
+            let first = next
+            let count = next % 10 == 9 ? 10 : 1
+            try await store.write { transaction in
+                for index in first..<(first + count) {
+                    try transaction.upsert(
+                        ["_id": .string("d\(index)"), "n": .number(Double(index)), "pad": .string(String(repeating: "x", count: 200))],
+                        into: "items")
+                }
+            }
+            next += count
+            say("committed \(first) \(next - 1)")
+        }
+    case "cache-load":
+        guard arguments.count >= 3 else { fail("usage: cache-load <cache.sqlite> <url>…") }
+        let cache = PersistentCache(try SQLiteEntityCache(path: arguments[arguments.startIndex + 1]))
+        let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
+        service.configure { $0.persistentCache = cache }
+        for url in arguments.dropFirst(2) {
+            let entity = try await service.resource(absoluteURL: url).load().outcome.get()
+            say("loaded \(url) \(describe(entity.content))")
+        }
+        await cache.flush()
+    case "cache-show":
+        guard arguments.count == 4, let seconds = Int(arguments[arguments.startIndex + 2]) else {
+            fail("usage: cache-show <cache.sqlite> <expiration seconds> <url>")
+        }
+        let cache = PersistentCache(try SQLiteEntityCache(path: arguments[arguments.startIndex + 1]))
+        let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
+        service.configure {
+            $0.persistentCache = cache
+            $0.expirationTime = .seconds(seconds)
+        }
+        let resource = service.resource(absoluteURL: arguments[arguments.startIndex + 3])
+        let owner = Owner()
+        resource.addObserver(owner: owner) { resource, event in
+            say("event \(event) \(resource.latestData.map { describe($0.content) } ?? "-")")
+        }
+        let outcome = await resource.loadIfNeeded()?.outcome
+        say("load \(outcome.map { "\($0)" } ?? "none")")
+        withExtendedLifetime(owner) {}
+    default:
+        fail("unknown mode \(mode)")
+    }
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PersistenceKit
+import SQLiteAdapter
+import TetherJSON
+import TetherTesting
+import Testing
+
+@Suite("SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)))
+struct SQLiteDocumentStoreTests {
+    @Test("Conformance", arguments: DocumentStoreConformance.checks)
+    func conformance(_ check: DocumentStoreCheck) async throws {
+        try await TemporaryDirectory.with { directory in
+            let store = try SQLiteDocumentStore(path: directory.file("store.sqlite"))
+            try await check.run(on: store)
+            try store.close()
+        }
+    }
+
+    @Test("Documents survive closing and reopening; the schema is not migrated twice")
+    func reopen() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("store.sqlite")
+            do {
+                let store = try SQLiteDocumentStore(path: path)
+                try await store.upsert(["_id": "a", "v": 1], into: "items")
+                try store.close()
+            }
+            let again = try SQLiteDocumentStore(path: path)
+            #expect(try await again.document(id: "a", in: "items")?.body == ["_id": "a", "v": 1])
+            #expect(try await again.integrityCheck() == ["ok"])
+            try again.close()
+        }
+    }
+
+    @Test("The database file and its -wal and -shm companions are created 0600")
+    func permissions() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("store.sqlite")
+            let store = try SQLiteDocumentStore(path: path)
+            try await store.upsert(["_id": "a"], into: "items")
+            for file in [path, path + "-wal", path + "-shm"] {
+                let attributes = try FileManager.default.attributesOfItem(atPath: file)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600, "\(file)")
+            }
+            try store.close()
+        }
+    }
+
+    @Test("A closed store fails with closed, never crashes")
+    func closed() async throws {
+        try await TemporaryDirectory.with { directory in
+            let store = try SQLiteDocumentStore(path: directory.file("store.sqlite"))
+            try store.close()
+            await #expect(throws: PersistenceError.self) { try await store.upsert(["_id": "a"], into: "items") }
+        }
+    }
+}
