@@ -1,0 +1,8 @@
+import GRDB
+
+/// Copies every page from the WAL into the database file and empties the WAL (so a test can damage the file).
+func checkpoint(_ path: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
+    try queue.close()
+}

@@ -1,0 +1,190 @@
+import Foundation
+import InMemoryLogging
+import Logging
+import PersistenceKit
+import SQLiteAdapter
+import TetherJSON
+import Testing
+
+@Suite("Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)))
+struct FaultTests {
+    static let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
+
+    /// A store file with documents in it, then cut to `bytes`.
+    static func truncatedStore(at path: String, keeping bytes: Int) async throws {
+        let store = try SQLiteDocumentStore(path: path)
+        try await store.write { transaction in
+            for index in 0..<2000 {
+                try transaction.upsert(["_id": .string("d\(index)"), "pad": .string(String(repeating: "x", count: 300))], into: "items")
+            }
+        }
+        try store.close()
+        // Move every page into the main file, so that cutting it loses committed pages.
+        try checkpoint(path)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(bytes))
+        try handle.close()
+    }
+
+    @Test("A corrupt document store (garbage, or truncated) is never moved or changed: opening fails naming the file")
+    func corruptStore() async throws {
+        try await TemporaryDirectory.with { directory in
+            let garbage = directory.file("garbage.sqlite")
+            try Self.garbage.write(to: URL(fileURLWithPath: garbage))
+            let error = try #require(throws: PersistenceError.self) { try SQLiteDocumentStore(path: garbage) }
+            #expect(error.kind == .corrupt)
+            #expect(error.file == garbage)
+            #expect("\(error)".contains(garbage))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: garbage)) == Self.garbage, "the file must be untouched")
+
+            let truncated = directory.file("truncated.sqlite")
+            try await Self.truncatedStore(at: truncated, keeping: 200_000)
+            let before = try Data(contentsOf: URL(fileURLWithPath: truncated))
+            let cut = try #require(throws: PersistenceError.self) { try SQLiteDocumentStore(path: truncated) }
+            #expect(cut.kind == .corrupt)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: truncated)) == before, "the file must be untouched")
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(!names.contains { $0.contains("corrupt") }, "nothing may be moved aside: \(names)")
+        }
+    }
+
+    @Test("A corrupt cache (garbage, or truncated) is moved aside with a warning, and a new one works")
+    func corruptCache() async throws {
+        try await TemporaryDirectory.with { directory in
+            let logs = InMemoryLogHandler()
+            var configuration = SQLiteConfiguration()
+            configuration.logger = Logger(label: "test") { _ in logs }
+
+            let garbage = directory.file("garbage-cache.sqlite")
+            try Self.garbage.write(to: URL(fileURLWithPath: garbage))
+            let cache = try SQLiteEntityCache(path: garbage, configuration: configuration)
+            let moved = try #require(cache.movedAsideFiles.first)
+            #expect(moved.hasPrefix(garbage + ".corrupt-"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == Self.garbage, "the damaged file is kept aside")
+            try cache.writeEntity(CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
+            #expect(try cache.readEntity(forKey: "k")?.body == Data("x".utf8))
+            #expect(logs.entries.contains { $0.level == .warning && "\($0.metadata ?? [:])".contains(garbage) })
+
+            let truncated = directory.file("truncated-cache.sqlite")
+            do {
+                let full = try SQLiteEntityCache(path: truncated)
+                for index in 0..<500 {
+                    try full.writeEntity(CachedEntity(body: Data(repeating: 7, count: 1000), headers: [], timestamp: Date()), forKey: "k\(index)")
+                }
+            }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: truncated))
+            try handle.truncate(atOffset: 100_000)
+            try handle.close()
+            try? FileManager.default.removeItem(atPath: truncated + "-wal")
+            try? FileManager.default.removeItem(atPath: truncated + "-shm")
+            let reopened = try SQLiteEntityCache(path: truncated, configuration: configuration)
+            #expect(reopened.movedAsideFiles.count == 1)
+            #expect(try reopened.count() == 0)
+        }
+    }
+
+    @Test("A missing directory: missingDirectory naming the path; nothing is created")
+    func missingDirectory() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("no/such/dir/store.sqlite")
+            let error = try #require(throws: PersistenceError.self) { try SQLiteDocumentStore(path: path) }
+            #expect(error.kind == .missingDirectory)
+            #expect(error.file == path)
+            #expect(error.message.contains(directory.file("no/such/dir")))
+            #expect(throws: PersistenceError.self) { try SQLiteEntityCache(path: path) }
+        }
+    }
+
+    @Test("A read-only directory: readOnly naming the file (a read-only tmpfs where the machine allows, else chmod)")
+    func readOnlyDirectory() async throws {
+        try await TemporaryDirectory.with { directory in
+            let mountPoint = directory.file("ro")
+            try await ScratchMount.with(at: mountPoint, options: "ro,size=1m") { mounted in
+                if !mounted {
+                    guard getuid() != 0 else {
+                        // Root ignores permission bits, and this machine refuses the mount: nothing can be read-only.
+                        print("FaultTests: no read-only directory can exist here (root, mount refused); not checked")
+                        return
+                    }
+                    chmod(mountPoint, 0o500)
+                }
+                defer { chmod(mountPoint, 0o700) }
+                let path = mountPoint + "/store.sqlite"
+                let error = try #require(throws: PersistenceError.self) { try SQLiteDocumentStore(path: path) }
+                #expect(error.kind == .readOnly)
+                #expect(error.file == path)
+            }
+        }
+    }
+
+    @Test("Disk full (a 1 MB tmpfs where the machine allows, and SQLite's page limit always): diskFull; earlier data kept; the store still works")
+    func diskFull() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await ScratchMount.with(at: directory.file("small"), options: "size=1m") { mounted in
+                let path = mounted ? directory.file("small/store.sqlite") : directory.file("store.sqlite")
+                // Other files fill most of the disk; freeing them later is how a full disk recovers.
+                let filler = directory.file("small/filler")
+                if mounted { try Data(count: 600 * 1024).write(to: URL(fileURLWithPath: filler)) }
+                let store = try SQLiteDocumentStore(path: path)
+                if !mounted { try await store.limitSize(toPages: 64) }
+                try await store.upsert(["_id": "keep", "v": 1], into: "items")
+                let big = String(repeating: "y", count: 64 * 1024)
+                var error: PersistenceError?
+                for index in 0..<64 where error == nil {
+                    do {
+                        try await store.upsert(["_id": .string("big\(index)"), "pad": .string(big)], into: "items")
+                    } catch let failure as PersistenceError {
+                        error = failure
+                    }
+                }
+                let full = try #require(error, "64 × 64 KB must not fit")
+                #expect(full.kind == .diskFull, "\(full)")
+                #expect(full.file == path)
+                // Reads go on; what was committed is there.
+                #expect(try await store.document(id: "keep", in: "items")?.body["v"] == 1)
+                let written = try await store.read { try $0.count(matching: DocumentQuery(collection: "items")) }
+                #expect(written >= 1)
+                // Space comes back; writes go on, on the same store object.
+                if mounted { try FileManager.default.removeItem(atPath: filler) } else { try await store.limitSize(toPages: 100_000) }
+                try await store.upsert(["_id": "after", "v": 2], into: "items")
+                #expect(try await store.document(id: "after", in: "items") != nil)
+                #expect(try await store.integrityCheck() == ["ok"])
+                try store.close()
+            }
+            // The page limit is a real SQLITE_FULL on any machine: check it too when the tmpfs was used.
+            let capped = try SQLiteDocumentStore(path: directory.file("capped.sqlite"))
+            try await capped.limitSize(toPages: 32)
+            await #expect { try await capped.upsert(["_id": "x", "pad": .string(String(repeating: "z", count: 200_000))], into: "items") } throws: {
+                ($0 as? PersistenceError)?.kind == .diskFull
+            }
+            try capped.close()
+        }
+    }
+
+    @Test("Many writers and readers on one file with the busy timeout: no 'database is locked' failures")
+    func twoStoresOneFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("shared.sqlite")
+            // Two pools on one file compete for the write lock, as two processes would.
+            let first = try SQLiteDocumentStore(path: path)
+            let second = try SQLiteDocumentStore(path: path)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, store) in [first, second, first, second].enumerated() {
+                    group.addTask {
+                        for item in 0..<150 {
+                            try await store.write { transaction in
+                                try transaction.upsert(["_id": .string("w\(index)-\(item)")], into: "items")
+                            }
+                            _ = try await store.read { try $0.count(matching: DocumentQuery(collection: "items")) }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let count = try await first.read { try $0.count(matching: DocumentQuery(collection: "items")) }
+            #expect(count == 600)
+            try first.close()
+            try second.close()
+        }
+    }
+}
