@@ -62,8 +62,9 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// ``PersistenceKit/PersistenceError/Kind/diskFull``, as on a full disk. Returns the cap in force.
     @discardableResult
     public func limitSize(toPages pages: Int) async throws -> Int {
-        try await pool.write { db in
-            try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, pages))") ?? 0
+        let pages = max(1, pages)  // an Int: PRAGMA takes no bound parameters, and no user text reaches it
+        return try await pool.write { db in
+            try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(pages)") ?? 0
         }
     }
 

@@ -13,7 +13,7 @@ struct ProbeProcess {
     /// Starts the probe with `arguments`; its output goes to a file in `directory`.
     init(_ arguments: [String], in directory: TemporaryDirectory) throws {
         outputPath = directory.file("probe-\(UUID().uuidString).out")
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         process.executableURL = Self.executable
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))

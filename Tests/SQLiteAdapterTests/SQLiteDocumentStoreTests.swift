@@ -51,7 +51,12 @@ struct SQLiteDocumentStoreTests {
         try await TemporaryDirectory.with { directory in
             let store = try SQLiteDocumentStore(path: directory.file("store.sqlite"))
             try store.close()
-            await #expect(throws: PersistenceError.self) { try await store.upsert(["_id": "a"], into: "items") }
+            await #expect { try await store.upsert(["_id": "a"], into: "items") } throws: {
+                ($0 as? PersistenceError)?.kind == .closed
+            }
+            await #expect { _ = try await store.document(id: "a", in: "items") } throws: {
+                ($0 as? PersistenceError)?.kind == .closed
+            }
         }
     }
 }
