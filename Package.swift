@@ -254,6 +254,10 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         ("DeliveryBenchmarks", ["DeliveryKit"]),
         ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherTesting"]),
         (
+            "PersistenceBenchmarks",
+            ["PersistenceKit", "SQLiteAdapter", "TetherJSON", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        (
             "TransportBenchmarks",
             [
                 "ResourceKit", "TransportKit", "TransportConformance", "AsyncHTTPClientAdapter", "URLSessionAdapter",

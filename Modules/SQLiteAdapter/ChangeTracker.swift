@@ -14,6 +14,8 @@ final class ChangeTracker: TransactionObserver, Sendable {
         var rows: [ChangeSet.Key: Set<Int64>] = [:]
         /// The rows SQLite reported as changed.
         var changedRows: Set<Int64> = []
+        /// The last row event: how the last statement changed which row.
+        var lastEvent: (kind: DatabaseEvent.Kind, row: Int64)?
     }
 
     let feed: ChangeFeed
@@ -36,8 +38,18 @@ final class ChangeTracker: TransactionObserver, Sendable {
     }
 
     func databaseDidChange(with event: DatabaseEvent) {
-        let row = event.rowID
-        pending.withLock { _ = $0.changedRows.insert(row) }
+        let (row, kind) = (event.rowID, event.kind)
+        pending.withLock { pending in
+            pending.changedRows.insert(row)
+            pending.lastEvent = (kind, row)
+        }
+    }
+
+    /// Runs `statement` and returns the row event it caused, if any (an upsert that changed nothing causes none).
+    func event(of statement: () throws -> Void) rethrows -> (kind: DatabaseEvent.Kind, row: Int64)? {
+        pending.withLock { $0.lastEvent = nil }
+        try statement()
+        return pending.withLock { $0.lastEvent.take() }
     }
 
     func databaseDidCommit(_ db: Database) {

@@ -1,5 +1,6 @@
 import GRDB
 public import PersistenceKit
+import TetherConcurrency
 
 /// A ``PersistenceKit/DocumentStore`` in a SQLite file, through GRDB: a `DatabasePool` in WAL mode (readers never
 /// wait for the writer), documents as JSON text queried with SQLite's JSON functions, the change feed from GRDB's
@@ -20,6 +21,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     public let changes = ChangeFeed()
     let pool: DatabasePool
     let tracker: ChangeTracker
+    let isClosed = LockedValue(false)
 
     /// Opens (or creates) the store at `path`, upgrading its schema if it was written by an older version.
     ///
@@ -37,6 +39,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// ``PersistenceKit/DocumentStore/write(_:)``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
         let (path, tracker) = (path, tracker)
+        try checkOpen()
         do {
             return try await pool.write { db in
                 let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker)
@@ -51,6 +54,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// Runs `body` on a reader connection, in a snapshot of the last commit.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
         let path = path
+        try checkOpen()
         do {
             return try await pool.read { db in try body(SQLiteReader(db: db, file: path)) }
         } catch let error as DatabaseError {
@@ -76,11 +80,16 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// Closes the database: later operations fail with ``PersistenceKit/PersistenceError/Kind/closed``, and the
     /// change feed ends.
     public func close() throws {
+        isClosed.withLock { $0 = true }
         changes.finish()
         do {
             try pool.close()
         } catch {
             throw PersistenceError.mapping(error, file: path)
         }
+    }
+
+    private func checkOpen() throws(PersistenceKit.PersistenceError) {
+        if isClosed.withLock({ $0 }) { throw PersistenceError(.closed, "the store is closed", file: path) }
     }
 }

@@ -71,6 +71,8 @@ final class SQLiteTransaction: DocumentTransaction {
     let reader: SQLiteReader
     let tracker: ChangeTracker
     private var isFinished = false
+    /// The last collection name validated: a batch into one collection checks it once.
+    private var validatedCollection: String?
 
     init(db: Database, file: String, tracker: ChangeTracker) {
         self.reader = SQLiteReader(db: db, file: file)
@@ -86,6 +88,12 @@ final class SQLiteTransaction: DocumentTransaction {
             throw PersistenceError(
                 .closed, "the transaction has ended: use it only inside its write closure", file: reader.file)
         }
+    }
+
+    private func validate(_ collection: String) throws(PersistenceError) {
+        guard collection != validatedCollection else { return }
+        try CollectionName.validate(collection)
+        validatedCollection = collection
     }
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
@@ -110,34 +118,28 @@ final class SQLiteTransaction: DocumentTransaction {
 
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {
         try checkOpen()
-        try CollectionName.validate(collection)
+        try validate(collection)
         let stored = try StoredDocument(document, collection: collection)
         let text = stored.body.jsonText
         let db = reader.db
         return try reader.guarding(collection: collection, id: stored.id) {
-            let key = ChangeSet.Key(collection: collection, id: stored.id)
-            if let existing = try Row.fetchOne(
-                db.cachedStatement(sql: "SELECT rowid, body FROM tether_documents WHERE collection = ? AND id = ?"),
-                arguments: [collection, stored.id])
-            {
-                let row: Int64 = existing[0]
-                let body: String = existing[1]
-                if body == text { return nil }
-                try db.cachedStatement(sql: "UPDATE tether_documents SET body = ? WHERE rowid = ?")
-                    .execute(arguments: [text, row])
-                tracker.record(.updated, key, row: row)
-                return .updated
-            }
-            try db.cachedStatement(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
-                .execute(arguments: [collection, stored.id, text])
-            tracker.record(.inserted, key, row: db.lastInsertedRowID)
-            return .inserted
+            // One statement: insert, or update only when the text differs. The row event says which happened.
+            let statement = try db.cachedStatement(
+                sql: """
+                    INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)
+                    ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body WHERE body IS NOT excluded.body
+                    """)
+            guard let event = try tracker.event(of: { try statement.execute(arguments: [collection, stored.id, text]) })
+            else { return nil }
+            let kind: ChangeSet.Kind = event.kind == .insert ? .inserted : .updated
+            tracker.record(kind, ChangeSet.Key(collection: collection, id: stored.id), row: event.row)
+            return kind
         }
     }
 
     func insert(_ document: JSONValue, into collection: String) throws {
         try checkOpen()
-        try CollectionName.validate(collection)
+        try validate(collection)
         let stored = try StoredDocument(document, collection: collection)
         let db = reader.db
         try reader.guarding(collection: collection, id: stored.id) {
@@ -156,7 +158,7 @@ final class SQLiteTransaction: DocumentTransaction {
 
     func remove(id: String, from collection: String) throws -> Bool {
         try checkOpen()
-        try CollectionName.validate(collection)
+        try validate(collection)
         let db = reader.db
         return try reader.guarding(collection: collection, id: id) {
             guard let row = try Int64.fetchOne(

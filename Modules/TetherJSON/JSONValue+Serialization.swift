@@ -32,11 +32,13 @@ extension JSONValue {
             output.append(UInt8(ascii: "]"))
         case .object(let members):
             output.append(UInt8(ascii: "{"))
-            for (index, key) in members.keys.sorted().enumerated() {
-                if index > 0 { output.append(UInt8(ascii: ",")) }
+            var first = true
+            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
+                if !first { output.append(UInt8(ascii: ",")) }
+                first = false
                 Self.writeString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
-                members[key].unsafelyUnwrapped.write(to: &output)
+                value.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -48,7 +50,15 @@ extension JSONValue {
             return
         }
         if value.rounded(.towardZero) == value, abs(value) < 9_007_199_254_740_992 {
-            output.append(contentsOf: String(Int64(value)).utf8)
+            // Whole numbers, digit by digit: no String in between.
+            var magnitude = UInt64(abs(value))
+            if value < 0 { output.append(UInt8(ascii: "-")) }
+            let start = output.count
+            repeat {
+                output.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+                magnitude /= 10
+            } while magnitude > 0
+            output[start...].reverse()
         } else {
             output.append(contentsOf: value.description.utf8)
         }
@@ -56,6 +66,12 @@ extension JSONValue {
 
     static func writeString(_ value: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
+        // The common case: nothing to escape.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: value.utf8)
+            output.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
