@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "ResourceKit", targets: ["ResourceKit"]),
         .library(name: "TetherJSON", targets: ["TetherJSON"]),
         .library(name: "PersistenceKit", targets: ["PersistenceKit"]),
+        .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
@@ -65,6 +66,14 @@ let package = Package(
             name: "PersistenceKit",
             dependencies: ["TetherJSON", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
             path: "Modules/PersistenceKit"
+        ),
+        .target(
+            name: "LiveQueryKit",
+            dependencies: [
+                "PersistenceKit", "TetherJSON", "DeliveryKit", "OwnershipKit", "TetherConcurrency",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/LiveQueryKit"
         ),
         .target(
             name: "ResourceKit",
@@ -135,6 +144,7 @@ let package = Package(
             name: "Tether",
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON", "PersistenceKit",
+                "LiveQueryKit",
             ],
             path: "Modules/Tether"),
 
@@ -211,6 +221,14 @@ let package = Package(
             path: "Tests/TransportConformanceTests"
         ),
         .testTarget(name: "TetherJSONTests", dependencies: ["TetherJSON"], path: "Tests/TetherJSONTests"),
+        .testTarget(
+            name: "LiveQueryKitTests",
+            dependencies: [
+                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "DeliveryKit", "TetherTesting",
+                "TetherConcurrency",
+            ],
+            path: "Tests/LiveQueryKitTests"
+        ),
         .testTarget(
             name: "PersistenceKitTests",
             dependencies: [

@@ -8,3 +8,4 @@
 
 @_exported public import TetherJSON
 @_exported public import PersistenceKit
+@_exported public import LiveQueryKit

@@ -1,0 +1,100 @@
+/// What happened between two snapshots a live-query observer received.
+public enum LiveQueryEvent: Sendable, Hashable {
+    /// The first snapshot; sent once, first.
+    case initial
+    /// A later snapshot, and how it differs from the last one this observer received.
+    case update(LiveQueryUpdate)
+
+    /// Whether this is the first snapshot.
+    public var isInitial: Bool {
+        if case .initial = self { true } else { false }
+    }
+}
+
+/// How a snapshot differs from the previous one the observer received, by `_id`. Apply it to a list as
+/// `UICollectionView`/`NSTableView` batch updates do: delete `deletions` (old indexes), insert `insertions` (new
+/// indexes), reload `updates` (new indexes), move `moves`.
+public struct LiveQueryUpdate: Sendable, Hashable {
+    /// A document that kept its place in the result but moved within it.
+    public struct Move: Sendable, Hashable {
+        /// Its index in the old list.
+        public let from: Int
+        /// Its index in the new list.
+        public let to: Int
+
+        /// Makes a move.
+        public init(from: Int, to: Int) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// The previous snapshot.
+    public let oldDocuments: [Document]
+    /// Indexes in the new list of documents that were not in the old.
+    public let insertions: [Int]
+    /// Indexes in the old list of documents that are not in the new.
+    public let deletions: [Int]
+    /// Indexes in the new list of documents that were in the old with different content.
+    public let updates: [Int]
+    /// Documents in both lists whose order relative to the others changed: the fewest moves that, with the
+    /// insertions and deletions, turn the old order into the new one.
+    public let moves: [Move]
+
+    /// Computes the difference from `old` to `new` by `_id`.
+    public init(from old: [Document], to new: [Document]) {
+        oldDocuments = old
+        var oldIndex: [String: Int] = [:]
+        oldIndex.reserveCapacity(old.count)
+        for (index, document) in old.enumerated() { oldIndex[document.id] = index }
+        var newIDs = Set<String>()
+        newIDs.reserveCapacity(new.count)
+        var insertions: [Int] = []
+        var updates: [Int] = []
+        // Old indexes of the documents in both lists, in the new list's order.
+        var kept: [(old: Int, new: Int)] = []
+        for (index, document) in new.enumerated() {
+            newIDs.insert(document.id)
+            guard let previous = oldIndex[document.id] else {
+                insertions.append(index)
+                continue
+            }
+            kept.append((previous, index))
+            if old[previous].value != document.value { updates.append(index) }
+        }
+        deletions = old.indices.filter { !newIDs.contains(old[$0].id) }
+        self.insertions = insertions
+        self.updates = updates
+        // The longest run of kept documents already in order stays; the others moved.
+        let staying = Self.longestIncreasingSubsequence(kept.map(\.old))
+        moves = kept.indices.filter { !staying.contains($0) }.map { Move(from: kept[$0].old, to: kept[$0].new) }
+    }
+
+    /// Whether nothing changed.
+    public var isEmpty: Bool {
+        insertions.isEmpty && deletions.isEmpty && updates.isEmpty && moves.isEmpty
+    }
+
+    /// The positions (in `values`) of one longest strictly increasing subsequence. O(n log n).
+    static func longestIncreasingSubsequence(_ values: [Int]) -> Set<Int> {
+        var tails: [Int] = []  // positions of the smallest tail of each length
+        var previous = [Int](repeating: -1, count: values.count)
+        for (position, value) in values.enumerated() {
+            var low = 0
+            var high = tails.count
+            while low < high {
+                let middle = (low + high) / 2
+                if values[tails[middle]] < value { low = middle + 1 } else { high = middle }
+            }
+            if low > 0 { previous[position] = tails[low - 1] }
+            if low == tails.count { tails.append(position) } else { tails[low] = position }
+        }
+        var result = Set<Int>()
+        var position = tails.last ?? -1
+        while position >= 0 {
+            result.insert(position)
+            position = previous[position]
+        }
+        return result
+    }
+}

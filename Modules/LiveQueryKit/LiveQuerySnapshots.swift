@@ -1,0 +1,66 @@
+import DeliveryKit
+
+/// One element of ``PendingQuery/snapshots()``: the documents, and how they differ from the previous element.
+public struct LiveQuerySnapshot: Sendable {
+    /// The result.
+    public let documents: [Document]
+    /// ``LiveQueryEvent/initial`` for the first element, then the difference from the previous one.
+    public let event: LiveQueryEvent
+}
+
+/// A live query as an `AsyncSequence`: asking for the next element is the signal, so a slow consumer gets the latest
+/// result, never a backlog. The observation ends when the iterating task is cancelled or the sequence is released.
+///
+/// ```swift
+/// for await snapshot in try items.find("store_id == 'abc123'").snapshots() {
+///     await render(snapshot.documents)
+/// }
+/// ```
+public struct LiveQuerySnapshots: AsyncSequence, Sendable {
+    /// The elements.
+    public typealias Element = LiveQuerySnapshot
+
+    let deliveries: DeliveryStream<Snapshot>
+    let handle: LiveQuery
+
+    /// Makes the iterator.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(deliveries: deliveries.makeAsyncIterator(), handle: handle)
+    }
+
+    /// Ends the observation: the iterator's pending `next()` returns nil.
+    public func stop() {
+        handle.stop()
+    }
+
+    /// Each `next()` signals that the previous snapshot is done and waits for the next.
+    public struct Iterator: AsyncIteratorProtocol {
+        var deliveries: DeliveryStream<Snapshot>.Iterator
+        let handle: LiveQuery
+
+        /// The next snapshot, or nil once the observation has ended.
+        public mutating func next() async -> LiveQuerySnapshot? {
+            guard let delivery = await deliveries.next() else { return nil }
+            let documents = delivery.payload.documents
+            guard let event = handle.gate.enter(with: documents) else { return nil }
+            handle.gate.exit()
+            return LiveQuerySnapshot(documents: documents, event: event)
+        }
+    }
+}
+
+extension PendingQuery {
+    /// The query's results as an `AsyncSequence` with the next-signal bound (see ``LiveQuerySnapshots``).
+    ///
+    /// - Throws: ``QueryError`` or `PersistenceError` for an invalid query.
+    public func snapshots() throws -> LiveQuerySnapshots {
+        let query = try compiled()
+        let (lane, deliveries) = DeliveryLane<Snapshot>.stream(skipIf: ==)
+        let registration = Registration(query: query, lane: lane, owner: nil)
+        let engine = collection.store.engine
+        engine.register(registration)
+        let handle = LiveQuery(
+            registration: registration, engine: engine, gate: ObserverGate(), stopsOnDeinit: true, query: text)
+        return LiveQuerySnapshots(deliveries: deliveries, handle: handle)
+    }
+}

@@ -1,0 +1,105 @@
+public import DeliveryKit
+public import Dispatch
+
+/// The four Ditto variants, the owner-tied ones, and an `AsyncSequence` — all built on the next-signal form.
+///
+/// | | the handler is called again after it | on |
+/// |---|---|---|
+/// | ``observeLocal(handler:)`` | returns | a serial queue of the query's own |
+/// | ``observeLocal(deliverOn:handler:)`` | returns | `queue` |
+/// | ``observeLocalWithNextSignal(handler:)`` | calls `signalNext` | a serial queue of the query's own |
+/// | ``observeLocalWithNextSignal(deliverOn:handler:)`` | calls `signalNext` | `queue` |
+///
+/// Until then the store goes on committing, and nothing queues up: the next call gets the latest result, only if it
+/// differs from the last one this handler received, with the difference from that one. The defaults never use the
+/// main queue, so they work in a process that does not drain it (a Linux service, a test).
+extension PendingQuery {
+    /// Observes the query: `handler` gets the result at once (``LiveQueryEvent/initial``), then after each change
+    /// that alters it, once it has returned from the previous call. The observation lasts as long as the handle.
+    ///
+    /// - Throws: ``QueryError`` or `PersistenceError` for an invalid query, before anything is observed.
+    public func observeLocal(
+        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+    ) throws -> LiveQuery {
+        try observeLocalWithNextSignal { documents, event, signalNext in
+            handler(documents, event)
+            signalNext()
+        }
+    }
+
+    /// ``observeLocal(handler:)``, calling `handler` on `queue`.
+    public func observeLocal(
+        deliverOn queue: DispatchQueue, handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+    ) throws -> LiveQuery {
+        try observeLocalWithNextSignal(deliverOn: queue) { documents, event, signalNext in
+            handler(documents, event)
+            signalNext()
+        }
+    }
+
+    /// Observes the query with back pressure: after a call, `handler` is not called again until it calls
+    /// `signalNext` — from any thread, at any time, for example after asynchronous work on the documents.
+    public func observeLocalWithNextSignal(
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        try observe(on: .serialQueue(label: "tether.livequery"), owner: nil, handler: handler)
+    }
+
+    /// ``observeLocalWithNextSignal(handler:)``, calling `handler` on `queue`. The general form: every other
+    /// variant is this one.
+    public func observeLocalWithNextSignal(
+        deliverOn queue: DispatchQueue, handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        try observe(on: .queue(queue), owner: nil, handler: handler)
+    }
+
+    // MARK: Owner-tied (Siesta's ownership, applied to live queries)
+
+    /// ``observeLocal(handler:)`` for as long as `owner` lives: the observation ends when it is deallocated, so
+    /// the returned handle need not be kept.
+    ///
+    /// ```swift
+    /// try items.find("store_id == 'abc123'").observeLocal(owner: self) { [weak self] documents, _ in
+    ///     self?.show(documents)
+    /// }
+    /// ```
+    @discardableResult
+    public func observeLocal(
+        owner: AnyObject, deliverOn queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+    ) throws -> LiveQuery {
+        try observeLocalWithNextSignal(owner: owner, deliverOn: queue) { documents, event, signalNext in
+            handler(documents, event)
+            signalNext()
+        }
+    }
+
+    /// ``observeLocalWithNextSignal(handler:)`` for as long as `owner` lives.
+    @discardableResult
+    public func observeLocalWithNextSignal(
+        owner: AnyObject, deliverOn queue: DispatchQueue? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        try observe(on: queue.map { .queue($0) } ?? .serialQueue(label: "tether.livequery"), owner: owner, handler: handler)
+    }
+
+    // MARK: The mechanism
+
+    func observe(
+        on executor: any DeliveryExecutor, owner: AnyObject?,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        let query = try compiled()
+        let gate = ObserverGate()
+        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: ==) { delivery, signalNext in
+            let documents = delivery.payload.documents
+            guard let event = gate.enter(with: documents) else { return }
+            handler(documents, event, signalNext)
+            gate.exit()
+        }
+        let registration = Registration(query: query, lane: lane, owner: owner)
+        let engine = collection.store.engine
+        engine.register(registration)
+        return LiveQuery(registration: registration, engine: engine, gate: gate, stopsOnDeinit: owner == nil, query: text)
+    }
+}

@@ -1,0 +1,109 @@
+public import Logging
+public import PersistenceKit
+public import TetherJSON
+
+/// Collections of documents you write and observe: Ditto's local store, over any ``PersistenceKit/DocumentStore``.
+///
+/// ```swift
+/// let store = Store(try SQLiteDocumentStore(path: "app.sqlite"))     // or Store.inMemory()
+/// let items = store.collection("items")
+/// try await items.upsert(["_id": "a1", "store_id": "abc123", "name": "Pear"])
+/// let liveQuery = try items.find("store_id == $args.sid", args: ["sid": "abc123"])
+///     .sort("name")
+///     .observeLocal { documents, event in render(documents) }
+/// ```
+///
+/// After each commit, only the queries the changes can affect are run again; identical queries run once for all
+/// their observers; every observer gets results at its own pace (see ``PendingQuery``'s observe methods).
+public final class Store: Sendable {
+    /// The storage.
+    public let documents: any DocumentStore
+    let engine: LiveQueryEngine
+
+    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(logger:)``).
+    public init(_ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery")) {
+        self.documents = documents
+        self.engine = LiveQueryEngine(documents: documents, logger: logger)
+    }
+
+    /// A store in memory, with the same semantics as one on a file.
+    public static func inMemory(logger: Logger = Logger(label: "tether.livequery")) -> Store {
+        Store(InMemoryDocumentStore(), logger: logger)
+    }
+
+    /// The collection named `name` (1–100 letters, digits, `_`, `-`, `.`; checked when it is used).
+    public func collection(_ name: String) -> StoreCollection {
+        StoreCollection(name: name, store: self)
+    }
+
+    /// Runs `body` in one write transaction: every change commits at once, or none when `body` throws.
+    ///
+    /// ```swift
+    /// try await store.write { transaction in
+    ///     try transaction.collection("orders").upsert(["_id": "o1", "item": "a1"])
+    ///     try transaction.collection("items").remove(id: "a1")
+    /// }
+    /// ```
+    public func write<T: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> T) async throws -> T {
+        try await documents.write { try body(WriteTransaction($0)) }
+    }
+
+    /// How much work the live queries have cost so far.
+    public var statistics: LiveQueryStatistics {
+        engine.statistics
+    }
+}
+
+/// Writing to several collections at once, inside ``Store/write(_:)``.
+public struct WriteTransaction {
+    let transaction: any DocumentTransaction
+
+    init(_ transaction: any DocumentTransaction) {
+        self.transaction = transaction
+    }
+
+    /// The collection named `name`, inside this transaction.
+    public func collection(_ name: String) -> TransactionCollection {
+        TransactionCollection(name: name, transaction: transaction)
+    }
+}
+
+/// One collection inside a write transaction.
+public struct TransactionCollection {
+    /// The collection's name.
+    public let name: String
+    let transaction: any DocumentTransaction
+
+    /// Inserts or replaces the document; one without `_id` gets a new UUID. Returns the `_id`.
+    @discardableResult
+    public func upsert(_ document: JSONValue) throws -> String {
+        let document = try DocumentID.ensuring(document, collection: name)
+        try transaction.upsert(document.value, into: name)
+        return document.id
+    }
+
+    /// Inserts the document (one without `_id` gets a new UUID); fails with `duplicateID` if its `_id` exists.
+    @discardableResult
+    public func insert(_ document: JSONValue) throws -> String {
+        let document = try DocumentID.ensuring(document, collection: name)
+        try transaction.insert(document.value, into: name)
+        return document.id
+    }
+
+    /// Removes the document with `_id` `id`; returns whether there was one.
+    @discardableResult
+    public func remove(id: String) throws -> Bool {
+        try transaction.remove(id: id, from: name)
+    }
+
+    /// The document with `_id` `id`, as the transaction sees it.
+    public func findByID(_ id: String) throws -> Document? {
+        try transaction.document(id: id, in: name).map(Document.init)
+    }
+
+    /// The documents matching `query`, as the transaction sees them.
+    public func find(_ query: String, args: [String: JSONValue] = [:]) throws -> [Document] {
+        let compiled = try DocumentQuery(collection: name, predicate: QueryParser.predicate(query, args: args))
+        return try transaction.documents(matching: compiled).map(Document.init)
+    }
+}

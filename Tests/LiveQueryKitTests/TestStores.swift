@@ -1,0 +1,63 @@
+import Foundation
+import LiveQueryKit
+import SQLiteAdapter
+import TetherConcurrency
+
+/// Stores for tests: in memory, and on a temporary SQLite file (removed when the process ends… or left in /tmp).
+enum TestStores {
+    static func sqlite() throws -> Store {
+        let directory = NSTemporaryDirectory() + "tether-livequery-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/store.sqlite"
+        TemporaryFiles.shared.add(directory)
+        return Store(try SQLiteDocumentStore(path: path))
+    }
+
+    /// Both kinds, for parameterized tests.
+    static let kinds = ["memory", "sqlite"]
+
+    static func make(_ kind: String) throws -> Store {
+        kind == "sqlite" ? try sqlite() : Store.inMemory()
+    }
+}
+
+/// Directories to remove at exit.
+final class TemporaryFiles: Sendable {
+    static let shared = TemporaryFiles()
+    let paths = LockedValue<[String]>([])
+
+    func add(_ path: String) {
+        let first = paths.withLock { paths -> Bool in
+            paths.append(path)
+            return paths.count == 1
+        }
+        if first { atexit { TemporaryFiles.shared.removeAll() } }
+    }
+
+    func removeAll() {
+        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
+
+/// What an observer received, in order.
+final class Received: Sendable {
+    let entries = LockedValue<[(ids: [String], event: LiveQueryEvent)]>([])
+
+    func append(_ documents: [Document], _ event: LiveQueryEvent) {
+        entries.withLock { $0.append((documents.map(\.id), event)) }
+    }
+
+    var all: [(ids: [String], event: LiveQueryEvent)] { entries.withLock { $0 } }
+    var count: Int { entries.withLock { $0.count } }
+    var last: [String]? { entries.withLock { $0.last?.ids } }
+
+    /// Waits (up to 10 s) until `condition` holds.
+    func wait(until condition: @Sendable (Received) -> Bool) async throws {
+        for _ in 0..<1000 {
+            if condition(self) { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        struct Timeout: Error, CustomStringConvertible { let description: String }
+        throw Timeout(description: "timed out; received \(all.map { "\($0.ids) \($0.event.isInitial ? "initial" : "update")" })")
+    }
+}
