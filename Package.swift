@@ -43,6 +43,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
         // MARK: Internal helpers (no product)
@@ -225,7 +226,7 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "DeliveryKit", "TetherTesting",
-                "TetherConcurrency",
+                "TetherConcurrency", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
         ),
@@ -271,6 +272,13 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         ("OwnershipBenchmarks", ["OwnershipKit"]),
         ("DeliveryBenchmarks", ["DeliveryKit"]),
         ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherTesting"]),
+        (
+            "LiveQueryBenchmarks",
+            [
+                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
         (
             "PersistenceBenchmarks",
             ["PersistenceKit", "SQLiteAdapter", "TetherJSON", .product(name: "GRDB", package: "GRDB.swift")]

@@ -61,6 +61,8 @@ final class LiveQueryEngine: Sendable {
         var pendingChanges: ChangeSet?
         var pendingRegistrations: [Registration] = []
         var isDraining = false
+        /// Every registration not yet unregistered: the feed subscription lives while this is not empty.
+        var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
         var statistics = LiveQueryStatistics()
     }
@@ -90,6 +92,7 @@ final class LiveQueryEngine: Sendable {
 
     func register(_ registration: Registration) {
         let subscribe = state.withLock { state -> Bool in
+            state.registered.insert(ObjectIdentifier(registration))
             state.pendingRegistrations.append(registration)
             return state.subscription == nil
         }
@@ -108,10 +111,12 @@ final class LiveQueryEngine: Sendable {
         scheduleDrain()
     }
 
+    /// Removes an observer (idempotent); the last one out ends the feed subscription.
     func unregister(_ registration: Registration) {
         registration.stopped.withLock { $0 = true }
         registration.lane.cancel()
-        let released = state.withLock { state -> (Evaluation?, ChangeSubscription?) in
+        let released = state.withLock { state -> (Evaluation?, ChangeSubscription?)? in
+            guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
             state.pendingRegistrations.removeAll { $0 === registration }
             var removed: Evaluation?
             if var evaluation = state.evaluations[registration.query] {
@@ -122,11 +127,10 @@ final class LiveQueryEngine: Sendable {
                     state.evaluations[registration.query] = evaluation
                 }
             }
-            guard state.evaluations.isEmpty, state.pendingRegistrations.isEmpty else { return (removed, nil) }
-            return (removed, state.subscription.take())
+            return (removed, state.registered.isEmpty ? state.subscription.take() : nil)
         }
         // The evaluation's documents and the subscription are released here, outside the lock.
-        released.1?.cancel()
+        released?.1?.cancel()
         withExtendedLifetime(released) {}
     }
 
@@ -173,16 +177,20 @@ final class LiveQueryEngine: Sendable {
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
     func start(_ registration: Registration) async {
-        let known = state.withLock { state -> [Document]? in
+        let known = state.withLock { state -> [Document]?? in
+            // Stopped while it waited: unregister has run, or will find nothing to remove.
+            guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 }) else {
+                return .some(nil)
+            }
             var evaluation = state.evaluations[registration.query] ?? Evaluation()
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
-            return evaluation.isEvaluated ? evaluation.documents : nil
+            return evaluation.isEvaluated ? .some(evaluation.documents) : nil
         }
-        if let known {
-            registration.lane.submit(Snapshot(documents: known))
-        } else {
-            await evaluate(registration.query)
+        switch known {
+        case .some(.some(let documents)): registration.lane.submit(Snapshot(documents: documents))
+        case .some(.none): break
+        case .none: await evaluate(registration.query)
         }
     }
 
