@@ -275,7 +275,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         (
             "LiveQueryBenchmarks",
             [
-                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency",
+                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency", "DeliveryKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

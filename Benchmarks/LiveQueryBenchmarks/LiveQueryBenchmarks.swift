@@ -3,6 +3,7 @@
 // Each scenario runs once per benchmark (maxIterations 1); its figures are custom metrics, in the units named.
 
 import Benchmark
+import DeliveryKit
 import Dispatch
 import Foundation
 import GRDB
@@ -18,6 +19,7 @@ let heldHighWater = BenchmarkMetric.custom("snapshots held, high-water", useScal
 let toFinal = BenchmarkMetric.custom("last commit → final delivery (ms)", useScalingFactor: false)
 let writerTime = BenchmarkMetric.custom("writer, all commits (ms)", useScalingFactor: false)
 let evaluations = BenchmarkMetric.custom("query evaluations", useScalingFactor: false)
+let incrementalUpdates = BenchmarkMetric.custom("incremental result updates", useScalingFactor: false)
 
 func scenario(_ metrics: [BenchmarkMetric]) -> Benchmark.Configuration {
     .init(metrics: metrics, warmupIterations: 0, maxDuration: .seconds(600), maxIterations: 1)
@@ -153,7 +155,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     // 3. Irrelevant writes: 1,000 commits to another group.
-    Benchmark("3. 1,000 irrelevant commits — Tether", configuration: scenario([evaluations])) { benchmark in
+    Benchmark("3. 1,000 irrelevant commits — Tether", configuration: scenario([evaluations, incrementalUpdates])) { benchmark in
         let store = try await Fixture.tetherStore()
         let items = store.collection("items")
         let liveQuery = try Fixture.tetherQuery(store).observeLocal { _, _ in }
@@ -162,6 +164,7 @@ let benchmarks: @Sendable () -> Void = {
         for index in 0..<1_000 { try await items.upsert(Fixture.document(Fixture.otherIndex(index), seq: index)) }
         try await Task.sleep(for: .milliseconds(300))
         benchmark.measurement(evaluations, store.statistics.evaluations - before)
+        benchmark.measurement(incrementalUpdates, store.statistics.incrementalUpdates)
         liveQuery.stop()
     }
     Benchmark("3. 1,000 irrelevant commits — GRDB ValueObservation", configuration: scenario([evaluations])) { benchmark in
@@ -178,12 +181,13 @@ let benchmarks: @Sendable () -> Void = {
 
     // 4. Fan-out: one query, many observers.
     for observers in [0, 1, 10, 100, 1_000] {
-        Benchmark("4. Fan-out to \(observers) observers, 200 commits — Tether", configuration: scenario([commitLatency, evaluations])) { benchmark in
+        Benchmark("4. Fan-out to \(observers) observers, 200 commits — Tether", configuration: scenario([commitLatency, evaluations, incrementalUpdates])) { benchmark in
             let store = try await Fixture.tetherStore()
             let items = store.collection("items")
             let queries = try (0..<observers).map { _ in try Fixture.tetherQuery(store).observeLocal { _, _ in } }
             try await Task.sleep(for: .milliseconds(500))
             let before = store.statistics.evaluations
+            let incrementalBefore = store.statistics.incrementalUpdates
             for index in 0..<200 {
                 let start = nowMicroseconds()
                 try await items.upsert(Fixture.document(Fixture.observedIndex(index), seq: index))
@@ -191,6 +195,7 @@ let benchmarks: @Sendable () -> Void = {
             }
             try await Task.sleep(for: .milliseconds(500))
             benchmark.measurement(evaluations, store.statistics.evaluations - before)
+            benchmark.measurement(incrementalUpdates, store.statistics.incrementalUpdates - incrementalBefore)
             for query in queries { query.stop() }
         }
     }

@@ -34,6 +34,8 @@ final class Registration: Sendable {
 public struct LiveQueryStatistics: Sendable, Hashable {
     /// Queries run against the store (initial results and re-evaluations).
     public var evaluations = 0
+    /// Results brought up to date from the changed documents alone, without running the query.
+    public var incrementalUpdates = 0
     /// Commits' changes that touched an observed collection but could not affect a query's result, so it was not
     /// run again.
     public var skippedIrrelevant = 0
@@ -53,6 +55,8 @@ final class LiveQueryEngine: Sendable {
         var documents: [Document] = []
         var ids: Set<String> = []
         var isEvaluated = false
+        /// The commit the result reflects.
+        var commit: UInt64 = 0
         var registrations: [ObjectIdentifier: Registration] = [:]
     }
 
@@ -194,57 +198,141 @@ final class LiveQueryEngine: Sendable {
         }
     }
 
-    /// After a commit: runs again only the queries the changes can affect.
+    /// After a commit: brings up to date only the queries the changes can affect — from the changed documents alone
+    /// when that is exact, by running the query otherwise.
     func apply(_ changes: ChangeSet) async {
+        let collections = changes.collections
         let candidates = state.withLock { state in
-            state.evaluations.filter { changes.collections.contains($0.key.collection) }.map { ($0.key, $0.value.ids) }
+            // Results in other collections stay exact through these commits.
+            for (query, evaluation) in state.evaluations
+            where !collections.contains(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
+                state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
+            }
+            return state.evaluations.filter { collections.contains($0.key.collection) && $0.value.isEvaluated }
+                .map { ($0.key, $0.value) }
         }
-        for (query, ids) in candidates {
-            let changed = changes.changes(in: query.collection)
-            if await isRelevant(changed, to: query, resultIDs: ids) {
+        for (query, evaluation) in candidates {
+            switch await refresh(query, evaluation, changes: changes) {
+            case .irrelevant(let commit):
+                state.withLock { state in
+                    state.statistics.skippedIrrelevant += 1
+                    // Still exact at this commit, if the read saw no later one.
+                    if let commit, let known = state.evaluations[query]?.commit {
+                        state.evaluations[query]?.commit = max(known, commit)
+                    }
+                }
+            case .incremental(let documents, let commit):
+                publish(documents, commit: commit, for: query, incremental: true)
+            case .rerun:
                 await evaluate(query)
-            } else {
-                state.withLock { $0.statistics.skippedIrrelevant += 1 }
             }
         }
     }
 
-    /// Whether the changes may alter the query's result: a changed document was in it, or matches it now.
-    func isRelevant(_ changed: [String: ChangeSet.Kind], to query: DocumentQuery, resultIDs: Set<String>) async -> Bool {
-        if changed.keys.contains(where: resultIDs.contains) { return true }
-        let candidates = changed.filter { $0.value != .removed }.map(\.key)
-        guard !candidates.isEmpty else { return false }
-        guard candidates.count <= Self.relevanceCheckLimit else { return true }
+    enum Refresh {
+        /// The changes cannot alter the result, which is exact at `commit` when that is known.
+        case irrelevant(commit: UInt64?)
+        /// The result at `commit`, computed from the changed documents.
+        case incremental([Document], commit: UInt64)
+        /// Run the query.
+        case rerun
+    }
+
+    /// Decides how the changes reach the query's result. The changed documents are read with the read's commit
+    /// number: when it is the change set's last commit, and the result is no older than the set's first commit,
+    /// applying the changed documents to the result gives exactly the query's result at that commit.
+    func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, changes: ChangeSet) async -> Refresh {
+        let changed = changes.changes(in: query.collection)
+        guard changed.count <= Self.relevanceCheckLimit else { return .rerun }
+        let read: (commit: UInt64, documents: [String: StoredDocument])
         do {
-            return try await documents.read { reader in
-                try candidates.contains { id in
-                    guard let document = try reader.document(id: id, in: query.collection) else { return false }
-                    return query.predicate.matches(document.body)
+            read = try await documents.read { reader in
+                var found: [String: StoredDocument] = [:]
+                for (id, kind) in changed where kind != .removed {
+                    if let document = try reader.document(id: id, in: query.collection) { found[id] = document }
                 }
+                return (try reader.commitNumber(), found)
             }
         } catch {
             logger.warning("live query: could not read changed documents; running the query again", metadata: ["error": "\(error)"])
-            return true
+            return .rerun
         }
+        let wasIn = changed.keys.contains(where: evaluation.ids.contains)
+        let matchesNow = read.documents.values.contains { query.predicate.matches($0.body) }
+        guard wasIn || matchesNow else {
+            // The result stays right through these commits for every document they touched, except any that
+            // changed again later — and those are in a later change set, to be taken from their current state.
+            let contiguous = changes.commits.lowerBound <= evaluation.commit + 1
+            return .irrelevant(commit: contiguous ? changes.commits.upperBound : nil)
+        }
+        guard read.commit == changes.commits.upperBound, changes.commits.lowerBound <= evaluation.commit + 1,
+            query.offset == 0,
+            let documents = Self.merge(changed.keys, read.documents, into: evaluation.documents, query: query)
+        else { return .rerun }
+        return .incremental(documents, commit: read.commit)
+    }
+
+    /// The result with each changed document taken out and, if it matches now, put back in its place; nil when
+    /// that cannot be exact.
+    ///
+    /// Unchanged documents outside a result are either not matching or — only when the result filled its limit —
+    /// sorted after its last document. So the merged list is exact up to that old last document: if at least
+    /// `limit` documents sort no later than it, they are the new window; otherwise the query must refill it.
+    static func merge(
+        _ changed: Dictionary<String, ChangeSet.Kind>.Keys, _ current: [String: StoredDocument], into result: [Document],
+        query: DocumentQuery
+    ) -> [Document]? {
+        let changedIDs = Set(changed)
+        var merged = result.filter { !changedIDs.contains($0.id) }
+        for id in changed {
+            guard let stored = current[id], query.predicate.matches(stored.body) else { continue }
+            merged.insert(Document(stored), at: insertionIndex(of: stored, in: merged, query: query))
+        }
+        guard let limit = query.limit else { return merged }
+        guard limit > 0 else { return [] }
+        guard result.count >= limit, let last = result.last else { return Array(merged.prefix(limit)) }
+        let boundary = StoredDocument(validatedID: last.id, body: last.value)
+        let known = merged.prefix { !query.areInIncreasingOrder(boundary, StoredDocument(validatedID: $0.id, body: $0.value)) }
+        return known.count >= limit ? Array(merged.prefix(limit)) : nil
+    }
+
+    /// Where `document` goes in `documents`, sorted by the query's order (ties by `_id`, a total order).
+    static func insertionIndex(of document: StoredDocument, in documents: [Document], query: DocumentQuery) -> Int {
+        var low = 0
+        var high = documents.count
+        while low < high {
+            let middle = (low + high) / 2
+            let other = StoredDocument(validatedID: documents[middle].id, body: documents[middle].value)
+            if query.areInIncreasingOrder(other, document) { low = middle + 1 } else { high = middle }
+        }
+        return low
     }
 
     /// Runs the query and offers the result to every observer of it (each lane skips a result equal to the last
     /// one it delivered).
     func evaluate(_ query: DocumentQuery) async {
-        let result: [Document]
+        let result: (commit: UInt64, documents: [Document])
         do {
-            result = try await documents.documents(matching: query).map(Document.init)
+            result = try await documents.read { reader in
+                (try reader.commitNumber(), try reader.documents(matching: query).map(Document.init))
+            }
         } catch {
             logger.error(
                 "live query failed", metadata: ["collection": "\(query.collection)", "error": "\(error)"])
             return
         }
+        publish(result.documents, commit: result.commit, for: query, incremental: false)
+    }
+
+    /// Records a query's new result and offers it to its observers.
+    func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, incremental: Bool) {
         let registrations = state.withLock { state -> [Registration] in
-            state.statistics.evaluations += 1
+            if incremental { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
             guard var evaluation = state.evaluations[query] else { return [] }
             evaluation.documents = result
             evaluation.ids = Set(result.map(\.id))
             evaluation.isEvaluated = true
+            evaluation.commit = commit
             state.evaluations[query] = evaluation
             return Array(evaluation.registrations.values)
         }

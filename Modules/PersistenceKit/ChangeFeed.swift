@@ -49,18 +49,13 @@ public final class ChangeFeed: Sendable {
     // MARK: For stores
 
     /// Publishes one commit's changes (for ``DocumentStore`` implementations: call it after the commit, in commit
-    /// order, never for a rollback). Numbers the commit and returns its number; an empty set is not published and
-    /// returns nil.
-    @discardableResult
-    public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind]) -> UInt64? {
-        guard !changes.isEmpty else { return nil }
-        let commit = commitCounter.withLock { counter -> UInt64 in
-            counter += 1
-            return counter
-        }
+    /// order, never for a rollback), under the commit number the store gave it — the number its readers report as
+    /// ``DocumentReader/commit``. An empty set is not published.
+    public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind], commit: UInt64) {
+        guard !changes.isEmpty else { return }
+        commitCounter.withLock { $0 = max($0, commit) }
         let set = ChangeSet(commit: commit, changes: changes)
         for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
-        return commit
     }
 
     /// Ends every subscription (for stores, when they close): handlers are no longer called, streams end.

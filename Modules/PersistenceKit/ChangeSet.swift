@@ -1,8 +1,8 @@
 /// What one or more commits changed: for each document touched, whether it was inserted, updated or removed.
 ///
-/// A subscriber that falls behind receives one merged set for all the commits it missed (``commits`` says which),
-/// relative to the state before the first of them: a document inserted and then removed in that span does not
-/// appear at all.
+/// A subscriber that falls behind receives one merged set for all the commits it missed (``commits`` says which):
+/// every document touched in that span, with how it changed relative to the state before the first of them (a
+/// document inserted and then removed in the span is reported as removed).
 public struct ChangeSet: Sendable, Hashable {
     /// One changed document.
     public struct Key: Sendable, Hashable {
@@ -28,8 +28,8 @@ public struct ChangeSet: Sendable, Hashable {
         case removed
     }
 
-    /// The store's commit numbers merged into this set (they count up from 1, one per commit that changed
-    /// something).
+    /// The store's commit numbers merged into this set: they count up by one per commit that changed something
+    /// (a SQLite store carries on from the file's last number across restarts).
     public private(set) var commits: ClosedRange<UInt64>
     /// Each changed document and how it changed.
     public private(set) var changes: [Key: Kind]
@@ -55,17 +55,21 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether nothing changed (everything in the merged commits cancelled out).
     public var isEmpty: Bool { changes.isEmpty }
 
-    /// Folds a later set into this one, so that the result describes both relative to the state before this one.
+    /// Folds a later set into this one. Every document either touched is in the result: a consumer whose view is
+    /// somewhere inside the merged span must still hear of it. So a document inserted and later removed is reported
+    /// as ``Kind/removed`` (it may not have existed before), never dropped; otherwise the kinds combine as
+    /// ``Kind/merging(_:then:)`` says.
     public mutating func merge(_ later: ChangeSet) {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
         for (key, kind) in later.changes {
-            changes[key] = Kind.merging(changes[key], then: kind)
+            changes[key] = Kind.merging(changes[key], then: kind) ?? .removed
         }
     }
 }
 
 extension ChangeSet.Kind {
-    /// What `earlier` followed by `later` amounts to; nil when they cancel out (inserted, then removed).
+    /// What `earlier` followed by `later` amounts to within one commit; nil when they cancel out (inserted, then
+    /// removed — the commit does not touch the document at all).
     public static func merging(_ earlier: ChangeSet.Kind?, then later: ChangeSet.Kind) -> ChangeSet.Kind? {
         switch (earlier, later) {
         case (nil, _): later

@@ -46,6 +46,10 @@ public protocol DocumentReader {
 
     /// The names of the collections that hold at least one document, sorted.
     func collectionNames() throws -> [String]
+
+    /// The number of the last commit this read sees (0 before any): the number its ``ChangeSet`` carries. Inside a
+    /// write transaction, the last commit before it.
+    func commitNumber() throws -> UInt64
 }
 
 /// Writing inside ``DocumentStore/write(_:)``. Every change is part of the transaction: none is seen by readers or

@@ -9,7 +9,8 @@ public final class InMemoryDocumentStore: DocumentStore {
     /// Collection name → `_id` → document.
     typealias Contents = [String: [String: JSONValue]]
 
-    let contents = LockedValue<Contents>([:])
+    /// The documents and the number of the last commit, replaced together at each commit.
+    let contents = LockedValue<(documents: Contents, commit: UInt64)>(([:], 0))
     let writer = DispatchQueue(label: "tether.persistence.in-memory-store.writer")
     /// The change feed.
     public let changes = ChangeFeed()
@@ -21,12 +22,15 @@ public final class InMemoryDocumentStore: DocumentStore {
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writer.async { [self] in
-                let transaction = InMemoryTransaction(contents: contents.withLock { $0 })
+                let (documents, commit) = contents.withLock { $0 }
+                let transaction = InMemoryTransaction(contents: documents, commit: commit)
                 let result = Result { try body(transaction) }
                 if case .success = result {
                     let committed = transaction.finish()
-                    contents.withLock { $0 = committed.contents }
-                    changes.publish(committed.changes)
+                    if !committed.changes.isEmpty {
+                        contents.withLock { $0 = (committed.contents, commit + 1) }
+                        changes.publish(committed.changes, commit: commit + 1)
+                    }
                 } else {
                     _ = transaction.finish()
                 }
@@ -37,13 +41,17 @@ public final class InMemoryDocumentStore: DocumentStore {
 
     /// Runs `body` on the last committed data.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
-        try body(InMemoryReader(contents: contents.withLock { $0 }))
+        let (documents, commit) = contents.withLock { $0 }
+        return try body(InMemoryReader(contents: documents, commit: commit))
     }
 }
 
 /// Reads over a copy of the contents.
 struct InMemoryReader: DocumentReader {
     let contents: InMemoryDocumentStore.Contents
+    let commit: UInt64
+
+    func commitNumber() throws -> UInt64 { commit }
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
         try CollectionName.validate(collection)
@@ -67,11 +75,20 @@ struct InMemoryReader: DocumentReader {
 /// A write transaction over a private copy of the contents, used by one writer on the store's queue.
 final class InMemoryTransaction: DocumentTransaction {
     private var contents: InMemoryDocumentStore.Contents
+    private let commit: UInt64
     private var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
     private var isFinished = false
 
-    init(contents: InMemoryDocumentStore.Contents) {
+    init(contents: InMemoryDocumentStore.Contents, commit: UInt64) {
         self.contents = contents
+        self.commit = commit
+    }
+
+    private var reader: InMemoryReader { InMemoryReader(contents: contents, commit: commit) }
+
+    func commitNumber() throws -> UInt64 {
+        try checkOpen()
+        return commit
     }
 
     func finish() -> (contents: InMemoryDocumentStore.Contents, changes: [ChangeSet.Key: ChangeSet.Kind]) {
@@ -87,22 +104,22 @@ final class InMemoryTransaction: DocumentTransaction {
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
         try checkOpen()
-        return try InMemoryReader(contents: contents).document(id: id, in: collection)
+        return try reader.document(id: id, in: collection)
     }
 
     func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
         try checkOpen()
-        return try InMemoryReader(contents: contents).documents(matching: query)
+        return try reader.documents(matching: query)
     }
 
     func count(matching query: DocumentQuery) throws -> Int {
         try checkOpen()
-        return try InMemoryReader(contents: contents).count(matching: query)
+        return try reader.count(matching: query)
     }
 
     func collectionNames() throws -> [String] {
         try checkOpen()
-        return try InMemoryReader(contents: contents).collectionNames()
+        return try reader.collectionNames()
     }
 
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {

@@ -16,6 +16,8 @@ final class ChangeTracker: TransactionObserver, Sendable {
         var changedRows: Set<Int64> = []
         /// The last row event: how the last statement changed which row.
         var lastEvent: (kind: DatabaseEvent.Kind, row: Int64)?
+        /// The number this transaction's commit will carry, once its writes are done.
+        var commit: UInt64?
     }
 
     let feed: ChangeFeed
@@ -31,6 +33,16 @@ final class ChangeTracker: TransactionObserver, Sendable {
             pending.intents[key] = ChangeSet.Kind.merging(pending.intents[key], then: kind)
             pending.rows[key, default: []].insert(row)
         }
+    }
+
+    /// Whether the transaction has recorded a change.
+    var hasIntents: Bool {
+        pending.withLock { !$0.intents.isEmpty }
+    }
+
+    /// Sets the number the commit will be published under.
+    func setCommit(_ commit: UInt64) {
+        pending.withLock { $0.commit = commit }
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
@@ -53,15 +65,15 @@ final class ChangeTracker: TransactionObserver, Sendable {
     }
 
     func databaseDidCommit(_ db: Database) {
-        let committed = pending.withLock { pending -> [ChangeSet.Key: ChangeSet.Kind] in
+        let (committed, commit) = pending.withLock { pending -> ([ChangeSet.Key: ChangeSet.Kind], UInt64?) in
             defer { pending = Pending() }
             var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
             for (key, kind) in pending.intents where !(pending.rows[key] ?? []).isDisjoint(with: pending.changedRows) {
                 changes[key] = kind
             }
-            return changes
+            return (changes, pending.commit)
         }
-        feed.publish(committed)
+        if let commit { feed.publish(committed, commit: commit) }
     }
 
     func databaseDidRollback(_ db: Database) {

@@ -21,6 +21,15 @@ enum DocumentSchema {
                     CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
                     """)
         }
+        migrator.registerMigration("v2: commit numbers") { db in
+            // The number of the last commit that changed a document: what readers report and change sets carry,
+            // kept in the file so that it carries on across restarts.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_meta (key TEXT PRIMARY KEY NOT NULL, value INTEGER NOT NULL) WITHOUT ROWID;
+                    INSERT INTO tether_meta (key, value) VALUES ('commit', 0);
+                    """)
+        }
         return migrator
     }
 }

@@ -44,7 +44,14 @@ public final class SQLiteDocumentStore: DocumentStore {
             return try await pool.write { db in
                 let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker)
                 defer { transaction.finish() }
-                return try body(transaction)
+                let result = try body(transaction)
+                if tracker.hasIntents {
+                    // Number the commit inside it, so that a reader's number and the change set's always agree.
+                    let commit = try UInt64.fetchOne(
+                        db.cachedStatement(sql: "UPDATE tether_meta SET value = value + 1 WHERE key = 'commit' RETURNING value"))
+                    tracker.setCommit(commit ?? 0)
+                }
+                return result
             }
         } catch let error as DatabaseError {
             throw PersistenceError.mapping(error, file: path)

@@ -46,6 +46,12 @@ struct SQLiteReader: DocumentReader {
         }
     }
 
+    func commitNumber() throws -> UInt64 {
+        try guarding {
+            try UInt64.fetchOne(db.cachedStatement(sql: "SELECT value FROM tether_meta WHERE key = 'commit'")) ?? 0
+        }
+    }
+
     /// Runs `body`, turning database errors into persistence errors with context.
     func guarding<T>(collection: String? = nil, id: String? = nil, _ body: () throws -> T) throws -> T {
         do {
@@ -114,6 +120,11 @@ final class SQLiteTransaction: DocumentTransaction {
     func collectionNames() throws -> [String] {
         try checkOpen()
         return try reader.collectionNames()
+    }
+
+    func commitNumber() throws -> UInt64 {
+        try checkOpen()
+        return try reader.commitNumber()
     }
 
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {

@@ -52,7 +52,7 @@ extension DocumentStoreConformance {
             try require(all.count == 1, "expected only the later commit, got \(all)")
             try require(sets[0].changes.keys.map(\.id) == ["y"], "got \(sets[0])")
         },
-        DocumentStoreCheck("feed-slow-subscriber", "a busy subscriber gets the commits it missed merged into one set; the writer never waits") { store in
+        DocumentStoreCheck("feed-slow-subscriber", "a busy subscriber gets the commits it missed merged into one set, every touched document in it; the writer never waits") { store in
             let entered = Flag()
             let release = Flag()
             let received = FeedLog()
@@ -72,8 +72,26 @@ extension DocumentStoreConformance {
             let sets = received.all
             subscription.cancel()
             try require(sets.count == 2, "expected the first set and one merged set, got \(sets.count)")
-            try require(sets[1].changes.count == 199, "merged set: expected 199 inserts (d0 cancelled out), got \(sets[1].changes.count)")
+            try require(sets[1].changes.count == 200, "merged set: expected 200 documents, got \(sets[1].changes.count)")
+            try require(sets[1].changes[ChangeSet.Key(collection: "items", id: "d0")] == .removed, "d0, inserted then removed, is reported removed")
             try require(sets[1].commits.count == 201, "merged set should cover 201 commits, covers \(sets[1].commits)")
+        },
+        DocumentStoreCheck("commit-numbers", "a read reports the number of the last commit it sees: the number that commit's change set carries") { store in
+            let recorder = FeedRecorder(store)
+            let start = try await store.read { try $0.commitNumber() }
+            try await store.upsert(["_id": "a"], into: "items")
+            let afterFirst = try await store.read { try $0.commitNumber() }
+            try await store.upsert(["_id": "a"], into: "items")  // identical: no commit
+            try require(try await store.read { try $0.commitNumber() } == afterFirst, "an unchanged write must not advance the number")
+            try await store.write { transaction in
+                try transaction.upsert(["_id": "b"], into: "items")
+                try require(try transaction.commitNumber() == afterFirst, "inside a transaction: the last commit before it")
+            }
+            let afterSecond = try await store.read { try $0.commitNumber() }
+            try require(afterFirst == start + 1 && afterSecond == start + 2, "numbers: \(start), \(afterFirst), \(afterSecond)")
+            let sets = try await recorder.waitFor(2)
+            try require(sets.map(\.commits.upperBound) == [afterFirst, afterSecond], "sets carry \(sets.map(\.commits))")
+            try require(store.changes.lastCommit == afterSecond, "lastCommit \(store.changes.lastCommit)")
         },
         DocumentStoreCheck("feed-stream", "the AsyncSequence form yields merged sets and ends when cancelled") { store in
             let stream = store.changes.stream()

@@ -71,26 +71,36 @@ struct ObservationTests {
         #expect(store.statistics.observers == 0)
     }
 
-    @Test("stop(): no handler runs after it returns, even one in progress on another thread", arguments: TestStores.kinds)
+    @Test("stop(): no handler runs after it returns; it waits for one in progress on another thread", arguments: TestStores.kinds)
     func stop(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
-        let inHandler = LockedValue(false)
-        let afterStop = LockedValue(false)
-        let stopped = LockedValue(false)
+        let entered = LockedValue(false)
+        let release = LockedValue(false)
+        let running = LockedValue(false)
+        let calls = LockedValue(0)
         let liveQuery = try items.findAll().observeLocal { _, _ in
-            if stopped.withLock({ $0 }) { afterStop.withLock { $0 = true } }
-            inHandler.withLock { $0 = true }
-            usleepMilliseconds(100)
-            inHandler.withLock { $0 = false }
+            calls.withLock { $0 += 1 }
+            running.withLock { $0 = true }
+            entered.withLock { $0 = true }
+            while !release.withLock({ $0 }) { usleepMilliseconds(1) }
+            running.withLock { $0 = false }
         }
-        while !inHandler.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
-        liveQuery.stop()  // waits for the running call
-        stopped.withLock { $0 = true }
-        #expect(!inHandler.withLock { $0 }, "stop() returned while the handler was running")
+        while !entered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        // stop() on another thread must wait for the handler, which is held until released.
+        let stopReturned = LockedValue(false)
+        let stopper = Task.detached {
+            liveQuery.stop()
+            stopReturned.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!stopReturned.withLock { $0 }, "stop() returned while the handler was running")
+        release.withLock { $0 = true }
+        await stopper.value
+        #expect(!running.withLock { $0 })
         for index in 0..<20 { try await items.upsert(Self.item("d\(index)")) }
         try await Task.sleep(for: .milliseconds(100))
-        #expect(!afterStop.withLock { $0 })
+        #expect(calls.withLock { $0 } == 1, "no call after stop()")
         #expect(liveQuery.isStopped)
     }
 

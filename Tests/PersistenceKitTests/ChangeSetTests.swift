@@ -5,7 +5,7 @@ import Testing
 struct ChangeSetTests {
     typealias Key = ChangeSet.Key
 
-    @Test("Merging follows each document from the first state to the last")
+    @Test("Merging follows each document from the first state to the last, and keeps every document touched")
     func merging() {
         let a = Key(collection: "c", id: "a")
         let b = Key(collection: "c", id: "b")
@@ -13,7 +13,7 @@ struct ChangeSetTests {
         let d = Key(collection: "c", id: "d")
         var set = ChangeSet(commit: 1, changes: [a: .inserted, b: .updated, c: .removed, d: .updated])
         set.merge(ChangeSet(commit: 3, changes: [a: .removed, b: .updated, c: .inserted, d: .removed]))
-        #expect(set.changes == [b: .updated, c: .updated, d: .removed])
+        #expect(set.changes == [a: .removed, b: .updated, c: .updated, d: .removed])
         #expect(set.commits == 1...3)
         #expect(set.collections == ["c"])
         #expect(ChangeSet.Kind.merging(.inserted, then: .updated) == .inserted)
