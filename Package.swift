@@ -115,7 +115,7 @@ let package = Package(
         .target(
             name: "SQLiteAdapter",
             dependencies: [
-                "PersistenceKit", "TetherJSON", "TetherConcurrency",
+                "PersistenceKit", "LiveQueryKit", "TetherJSON", "TetherConcurrency",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -10,7 +10,7 @@ enum TestStores {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/store.sqlite"
         TemporaryFiles.shared.add(directory)
-        return Store(try SQLiteDocumentStore(path: path))
+        return try Store.sqlite(path: path)
     }
 
     /// Both kinds, for parameterized tests.

@@ -57,7 +57,7 @@ do {
         }
     case "cache-load":
         guard arguments.count >= 3 else { fail("usage: cache-load <cache.sqlite> <url>…") }
-        let cache = PersistentCache(try SQLiteEntityCache(path: arguments[arguments.startIndex + 1]))
+        let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])
         let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
         service.configure { $0.persistentCache = cache }
         for url in arguments.dropFirst(2) {
@@ -69,7 +69,7 @@ do {
         guard arguments.count == 4, let seconds = Int(arguments[arguments.startIndex + 2]) else {
             fail("usage: cache-show <cache.sqlite> <expiration seconds> <url>")
         }
-        let cache = PersistentCache(try SQLiteEntityCache(path: arguments[arguments.startIndex + 1]))
+        let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])
         let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
         service.configure {
             $0.persistentCache = cache
