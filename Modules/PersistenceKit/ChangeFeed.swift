@@ -21,7 +21,9 @@ public final class ChangeFeed: Sendable {
     /// Makes a feed with no subscribers.
     public init() {}
 
-    /// Calls `handler` with each commit's changes, one call at a time, on a dispatch queue of its own.
+    /// Calls `handler` with each commit's changes, one call at a time, on a serial dispatch queue of its own — never
+    /// a shared one, so a slow handler holds up nobody else (not the writer, not other subscribers, not Swift
+    /// concurrency's threads).
     public func subscribe(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeSubscription {
         let subscriber = ChangeSubscriber(handler: handler)
         register(subscriber)
@@ -113,9 +115,12 @@ final class ChangeSubscriber: Sendable {
 
     let handler: (@Sendable (ChangeSet) -> Void)?
     let state = LockedValue(State())
+    /// Where the handler runs (streams have none: their consumer pulls).
+    let queue: DispatchQueue?
 
     init(handler: (@Sendable (ChangeSet) -> Void)?) {
         self.handler = handler
+        self.queue = handler == nil ? nil : DispatchQueue(label: "tether.persistence.change-feed")
     }
 
     func offer(_ set: ChangeSet) {
@@ -131,7 +136,7 @@ final class ChangeSubscriber: Sendable {
         switch action {
         case .none: break
         case .resume(let waiter): waiter.resume(returning: set)
-        case .drain: DispatchQueue.global().async { self.drain() }
+        case .drain: queue?.async { self.drain() }
         }
     }
 

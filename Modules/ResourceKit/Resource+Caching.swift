@@ -17,16 +17,16 @@ extension Resource {
 
     /// Starts the cache read if it has not begun (and marks it done at once when there is no cache).
     func startCacheCheckIfNeeded() {
+        // Cheap when done: one lock. A resource without a cache goes straight to done, never through reading, so
+        // that its loads never take the deferred path.
+        guard state.withLock({ if case .notStarted = $0.cacheCheck { true } else { false } }) else { return }
+        let slot = cacheSlot
         let begin = state.withLock { state -> Bool in
             guard case .notStarted = state.cacheCheck else { return false }
-            state.cacheCheck = .reading(waiters: [])
-            return true
+            state.cacheCheck = slot == nil ? .done : .reading(waiters: [])
+            return slot != nil
         }
-        guard begin else { return }
-        guard let (cache, key) = cacheSlot else {
-            finishCacheCheck()
-            return
-        }
+        guard begin, let (cache, key) = slot else { return }
         let changesBefore = state.withLock { $0.dataChanges }
         let pipeline = configuration(for: .get).pipeline
         Task { [self] in

@@ -33,20 +33,20 @@ extension Resource {
     /// load (conditional, with the cached ETag). Nil when the read has already ended.
     private func loadAfterCacheCheck() -> Request? {
         startCacheCheckIfNeeded()
+        // The request every caller gets is the load's own request, made now and started (or completed) later.
+        let prepared = prepareLoadRequest()
         let (deferred, isNew) = state.withLock { state -> (Request?, Bool) in
             guard case .reading = state.cacheCheck else { return (nil, false) }
             if let deferred = state.deferredLoad { return (deferred, false) }
-            let deferred = Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
-            state.deferredLoad = deferred
-            return (deferred, true)
+            state.deferredLoad = prepared.request
+            return (prepared.request, true)
         }
         guard let deferred else { return nil }
         guard isNew else { return deferred }
         let decide: @Sendable () -> Void = { [self] in
             state.withLock { $0.deferredLoad = nil }
-            if let load = startLoad(onlyIfNeeded: true) {
-                load.onCompletion { deferred.complete(with: $0) }
-            } else {
+            // Fresh cached data completes it with no request; otherwise it becomes the load (or joins one).
+            if startLoad(onlyIfNeeded: true, prepared: prepared) == nil {
                 deferred.complete(with: currentOutcome())
             }
         }
@@ -156,25 +156,49 @@ extension Resource {
 
     // MARK: The mechanism
 
-    /// Starts a load, deciding under the lock, so that concurrent callers agree: with `onlyIfNeeded`, returns the
-    /// load in flight, or nil when up to date, instead of starting one.
-    func startLoad(onlyIfNeeded: Bool) -> Request? {
-        startCacheCheckIfNeeded()
-        let configuration = configuration(for: .get)
-        let now = core.timeSource.now
+    /// A load's request, made before the load begins, and the box for its raw body (when there is a cache).
+    struct PreparedLoad: Sendable {
+        let request: Request
+        let capture: LockedValue<CachedEntity?>?
+
+        var parts: (Request, LockedValue<CachedEntity?>?) { (request, capture) }
+    }
+
+    /// Makes a load's request: its outcome is applied to the resource by ``resolveLoad(_:_:raw:)`` — unless it
+    /// never becomes the resource's load, in which case it passes through untouched.
+    func prepareLoadRequest() -> PreparedLoad {
         // The raw body of new data, kept for the persistent cache (only when there is one).
         let capture = cacheSlot == nil ? nil : LockedValue<CachedEntity?>(nil)
         let request = Request(method: .get, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
             resolveLoad(request, outcome, raw: capture?.withLock { $0.take() })
         }
+        return PreparedLoad(request: request, capture: capture)
+    }
+
+    /// Starts a load, deciding under the lock, so that concurrent callers agree: with `onlyIfNeeded`, returns the
+    /// load in flight, or nil when up to date, instead of starting one.
+    func startLoad(onlyIfNeeded: Bool, prepared: PreparedLoad? = nil) -> Request? {
+        startCacheCheckIfNeeded()
+        let configuration = configuration(for: .get)
+        let now = core.timeSource.now
+        let (request, capture) = (prepared ?? prepareLoadRequest()).parts
         var transportRequest = url.map {
             TransportRequest(method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout)
         }
         var awaitsCache = false
         let existing = state.withLock { state -> Request?? in
             if case .reading = state.cacheCheck { awaitsCache = true }
+            // A prepared request cancelled while it waited is over: it must not become the load.
+            if let prepared, prepared.request.isCompleted { return .some(prepared.request) }
             if onlyIfNeeded {
-                if let load = state.load { return .some(load.request) }
+                if let load = state.load {
+                    // A prepared request that finds a load in flight follows it.
+                    if let prepared, prepared.request !== load.request {
+                        load.request.onCompletion { prepared.request.complete(with: $0) }
+                        return .some(prepared.request)
+                    }
+                    return .some(load.request)
+                }
                 if state.isUpToDate(now: now, configuration: configuration) { return .some(nil) }
             }
             if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }

@@ -89,14 +89,15 @@ struct ObservationTests {
         while !entered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         // stop() on another thread must wait for the handler, which is held until released.
         let stopReturned = LockedValue(false)
-        let stopper = Task.detached {
+        // A thread of its own: stop() blocks while it waits, and must not hold up Swift concurrency's threads.
+        Thread.detachNewThread {
             liveQuery.stop()
             stopReturned.withLock { $0 = true }
         }
         try await Task.sleep(for: .milliseconds(100))
         #expect(!stopReturned.withLock { $0 }, "stop() returned while the handler was running")
         release.withLock { $0 = true }
-        await stopper.value
+        while !stopReturned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         #expect(!running.withLock { $0 })
         for index in 0..<20 { try await items.upsert(Self.item("d\(index)")) }
         try await Task.sleep(for: .milliseconds(100))
