@@ -29,6 +29,9 @@ public final class LiveQuery: Sendable, CustomStringConvertible {
 
     /// Ends the observation. No handler call begins after this returns, and none is running on another thread
     /// (a handler may stop its own query). The observer's snapshots are released.
+    ///
+    /// While a handler runs on another thread, this waits for it to return, blocking the calling thread: keep
+    /// handlers short, or stop slow ones from a thread that may block rather than from a Swift concurrency task.
     public func stop() {
         gate.stop()
         engine.unregister(registration)
