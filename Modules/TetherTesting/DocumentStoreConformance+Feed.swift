@@ -6,12 +6,15 @@ extension DocumentStoreConformance {
     static let feedChecks: [DocumentStoreCheck] = [
         DocumentStoreCheck("feed-per-commit", "each commit publishes exactly its changes, numbered in order; unchanged upserts publish nothing") { store in
             let recorder = FeedRecorder(store)
+            // Each commit is awaited on the feed before the next, so that none is merged into another.
             try await store.upsert(["_id": "a"], into: "items")
+            _ = try await recorder.waitFor(1)
             try await store.write { transaction in
                 try transaction.upsert(["_id": "a", "v": 1], into: "items")
                 try transaction.upsert(["_id": "b"], into: "items")
                 try transaction.upsert(["_id": "c"], into: "other")
             }
+            _ = try await recorder.waitFor(2)
             try await store.upsert(["_id": "a", "v": 1], into: "items")  // identical: no commit published
             try await store.remove(id: "b", from: "items")
             let sets = try await recorder.waitFor(3)
@@ -80,6 +83,7 @@ extension DocumentStoreConformance {
             let recorder = FeedRecorder(store)
             let start = try await store.read { try $0.commitNumber() }
             try await store.upsert(["_id": "a"], into: "items")
+            _ = try await recorder.waitFor(1)  // so that the next commit's set is not merged into this one
             let afterFirst = try await store.read { try $0.commitNumber() }
             try await store.upsert(["_id": "a"], into: "items")  // identical: no commit
             try require(try await store.read { try $0.commitNumber() } == afterFirst, "an unchanged write must not advance the number")
