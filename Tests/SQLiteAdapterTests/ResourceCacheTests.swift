@@ -121,4 +121,25 @@ struct ResourceCacheTests {
         #expect(!events.withLock { $0 }.contains(.newData(.cache)))
         withExtendedLifetime(owner) {}
     }
+
+    @Test("loadIfNeeded() during the cache read: one request for every caller; cancelled, it never becomes the load")
+    func deferredLoad() async throws {
+        let gated = GatedCache()
+        let cache = PersistentCache(gated)
+        let transport = InMemoryTransport()
+        transport.route("https://api.test/a", reply: .text("network"))
+        let resource = Self.service(transport, cache: cache, expiration: .seconds(30)).resource("/a")
+        let first = try #require(resource.loadIfNeeded())
+        let others = (0..<20).compactMap { _ in resource.loadIfNeeded() }
+        #expect(others.allSatisfy { $0 === first }, "every caller during the read gets the same request")
+        first.cancel()
+        gated.open.withLock { $0 = true }
+        await cache.flush()
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!resource.isLoading, "a cancelled deferred request must not become the load")
+        #expect(transport.requests.isEmpty)
+        let load = try #require(resource.loadIfNeeded())
+        #expect(try await load.outcome.get().typedContent(as: String.self) == "network")
+        #expect(transport.requests.count == 1)
+    }
 }
