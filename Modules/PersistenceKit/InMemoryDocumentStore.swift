@@ -73,7 +73,7 @@ struct InMemoryReader: DocumentReader {
 }
 
 /// A write transaction over a private copy of the contents, used by one writer on the store's queue.
-final class InMemoryTransaction: DocumentTransaction {
+final class InMemoryTransaction: TransactionReading {
     private var contents: InMemoryDocumentStore.Contents
     private let commit: UInt64
     private var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
@@ -84,11 +84,11 @@ final class InMemoryTransaction: DocumentTransaction {
         self.commit = commit
     }
 
-    private var reader: InMemoryReader { InMemoryReader(contents: contents, commit: commit) }
-
-    func commitNumber() throws -> UInt64 {
-        try checkOpen()
-        return commit
+    var openReader: InMemoryReader {
+        get throws {
+            try checkOpen()
+            return InMemoryReader(contents: contents, commit: commit)
+        }
     }
 
     func finish() -> (contents: InMemoryDocumentStore.Contents, changes: [ChangeSet.Key: ChangeSet.Kind]) {
@@ -97,29 +97,7 @@ final class InMemoryTransaction: DocumentTransaction {
     }
 
     private func checkOpen() throws(PersistenceError) {
-        guard !isFinished else {
-            throw PersistenceError(.closed, "the transaction has ended: use it only inside its write closure")
-        }
-    }
-
-    func document(id: String, in collection: String) throws -> StoredDocument? {
-        try checkOpen()
-        return try reader.document(id: id, in: collection)
-    }
-
-    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
-        try checkOpen()
-        return try reader.documents(matching: query)
-    }
-
-    func count(matching query: DocumentQuery) throws -> Int {
-        try checkOpen()
-        return try reader.count(matching: query)
-    }
-
-    func collectionNames() throws -> [String] {
-        try checkOpen()
-        return try reader.collectionNames()
+        guard !isFinished else { throw Self.ended() }
     }
 
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {

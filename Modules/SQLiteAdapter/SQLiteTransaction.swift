@@ -73,7 +73,7 @@ struct SQLiteReader: DocumentReader {
 }
 
 /// A write transaction over GRDB's writer connection, used only inside its `write` closure.
-final class SQLiteTransaction: DocumentTransaction {
+final class SQLiteTransaction: TransactionReading {
     let reader: SQLiteReader
     let tracker: ChangeTracker
     private var isFinished = false
@@ -89,42 +89,21 @@ final class SQLiteTransaction: DocumentTransaction {
         isFinished = true
     }
 
-    private func checkOpen() throws(PersistenceError) {
-        guard !isFinished else {
-            throw PersistenceError(
-                .closed, "the transaction has ended: use it only inside its write closure", file: reader.file)
+    var openReader: SQLiteReader {
+        get throws {
+            try checkOpen()
+            return reader
         }
+    }
+
+    private func checkOpen() throws(PersistenceError) {
+        guard !isFinished else { throw Self.ended(file: reader.file) }
     }
 
     private func validate(_ collection: String) throws(PersistenceError) {
         guard collection != validatedCollection else { return }
         try CollectionName.validate(collection)
         validatedCollection = collection
-    }
-
-    func document(id: String, in collection: String) throws -> StoredDocument? {
-        try checkOpen()
-        return try reader.document(id: id, in: collection)
-    }
-
-    func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
-        try checkOpen()
-        return try reader.documents(matching: query)
-    }
-
-    func count(matching query: DocumentQuery) throws -> Int {
-        try checkOpen()
-        return try reader.count(matching: query)
-    }
-
-    func collectionNames() throws -> [String] {
-        try checkOpen()
-        return try reader.collectionNames()
-    }
-
-    func commitNumber() throws -> UInt64 {
-        try checkOpen()
-        return try reader.commitNumber()
     }
 
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind? {
