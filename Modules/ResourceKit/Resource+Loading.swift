@@ -37,7 +37,8 @@ extension Resource {
         let prepared = prepareLoadRequest()
         let (deferred, isNew) = state.withLock { state -> (Request?, Bool) in
             guard case .reading = state.cacheCheck else { return (nil, false) }
-            if let deferred = state.deferredLoad { return (deferred, false) }
+            // One cancelled while it waited is over; later callers get a new one.
+            if let deferred = state.deferredLoad, !deferred.isCompleted { return (deferred, false) }
             state.deferredLoad = prepared.request
             return (prepared.request, true)
         }

@@ -62,7 +62,9 @@ final class Fixture: Sendable {
         _ = consume service
         let transport = transportBox.withLock { $0.take() }
         _ = consume transport
-        for _ in 0..<100 where !leaks.survivors.isEmpty { await Task.yield() }
+        // A load's task may still be returning when the transport reports nothing in flight: give it up to 5 s
+        // (100 yields were not always enough on a loaded machine).
+        for _ in 0..<500 where !leaks.survivors.isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
         #expect(leaks.survivors.isEmpty, "leaked: \(leaks.survivors)", sourceLocation: sourceLocation)
     }
 }
