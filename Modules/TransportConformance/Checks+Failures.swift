@@ -24,7 +24,7 @@ extension TransportConformanceSuite {
         },
         ConformanceCheck("refused-port", "a port nothing listens on gives connectionRefused at once") { context in
             let transport = try await context.transport()
-            try await expectFailure(transport, TransportRequest(url: context.host.refusedURL, timeout: .seconds(20)), kinds: [.connectionRefused], within: .seconds(5))
+            try await expectFailure(transport, TransportRequest(url: context.host.refusedURL, timeout: .seconds(60)), kinds: [.connectionRefused], within: .seconds(15))
         },
         ConformanceCheck("tls-failure", "an https request to a server that does not speak TLS fails with tlsFailure") { context in
             let transport = try await context.transport()
@@ -35,11 +35,11 @@ extension TransportConformanceSuite {
         },
         ConformanceCheck("connect-timeout", "a connection that is never accepted fails with timedOut after the connect timeout, well before the request's") { context in
             let transport = try await context.transport(ConformanceOptions(connectTimeout: .seconds(1)))
-            try await expectFailure(transport, TransportRequest(url: context.host.unacceptingURL, timeout: .seconds(30)), kinds: [.timedOut], within: .seconds(6))
+            try await expectFailure(transport, TransportRequest(url: context.host.unacceptingURL, timeout: .seconds(60)), kinds: [.timedOut], within: .seconds(20))
         },
         ConformanceCheck("unresolvable-host", "a host name that does not resolve gives hostNotFound, promptly") { context in
             let transport = try await context.transport()
-            try await expectFailure(transport, TransportRequest(url: context.host.unresolvableURL, timeout: .seconds(30)), kinds: [.hostNotFound], within: .seconds(15))
+            try await expectFailure(transport, TransportRequest(url: context.host.unresolvableURL, timeout: .seconds(60)), kinds: [.hostNotFound], within: .seconds(25))
         },
         ConformanceCheck("cancellation", "cancelling the calling task ends the exchange at once with cancelled, and the server sees the connection close") { context in
             let transport = try await context.transport()
@@ -66,7 +66,7 @@ extension TransportConformanceSuite {
             case .failure(let error):
                 throw ConformanceFailure(message: "\(request): cancelled, yet threw \(type(of: error)): \(error)")
             }
-            try require(elapsed < .seconds(3), "\(request): took \(elapsed) to end after cancellation")
+            try require(elapsed < .seconds(15), "\(request): took \(elapsed) to end after cancellation")
             if host.observesConnections {
                 try await waitUntil("the connection stayed open after cancellation: the transport did not abandon it") {
                     host.recorder.connectionsClosed >= 1
@@ -75,11 +75,14 @@ extension TransportConformanceSuite {
         },
     ]
 
+    /// The bounds in these checks are generous (seconds, where the mechanism takes milliseconds): each need only be
+    /// well below the request's own timeout (60 s) to prove the mechanism, and must hold on a loaded machine under
+    /// ThreadSanitizer, which slows everything about five times.
     static func expectTimeout(_ transport: any Transport, _ url: URL) async throws {
         let timeout = Duration.milliseconds(500)
         let clock = ContinuousClock()
         let start = clock.now
-        try await expectFailure(transport, TransportRequest(url: url, timeout: timeout), kinds: [.timedOut], within: timeout + .seconds(4))
+        try await expectFailure(transport, TransportRequest(url: url, timeout: timeout), kinds: [.timedOut], within: timeout + .seconds(15))
         let elapsed = clock.now - start
         try require(elapsed >= timeout - .milliseconds(50), "\(url): timed out after \(elapsed), before the \(timeout) timeout")
     }
