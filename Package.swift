@@ -28,6 +28,8 @@ let package = Package(
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
+        .library(name: "PipelineKit", targets: ["PipelineKit"]),
+        .library(name: "PipelinePlugins", targets: ["PipelinePlugins"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "TransportConformance", targets: ["TransportConformance"]),
         .library(name: "Tether", targets: ["Tether"]),
@@ -44,6 +46,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: Internal helpers (no product)
@@ -122,6 +126,32 @@ let package = Package(
             path: "Modules/SQLiteAdapter"
         ),
 
+        // MARK: Assembly from configuration.yaml
+        // PipelineKit: the plugin registry, the typed configuration, the YAML loader (Yams) and the built-in plugins
+        // that need no adapter. PipelinePlugins adds the adapters' plugins (URLSession, AsyncHTTPClient, SQLite).
+        .target(
+            name: "PipelineKit",
+            dependencies: [
+                "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit", "PersistenceKit", "TetherJSON",
+                "TetherTesting", "TetherConcurrency",
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/PipelineKit"
+        ),
+        .target(
+            name: "PipelinePlugins",
+            dependencies: [
+                "PipelineKit", "TransportKit", "PersistenceKit", "LiveQueryKit", "URLSessionAdapter", "AsyncHTTPClientAdapter",
+                "SQLiteAdapter",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/PipelinePlugins"
+        ),
+
         // MARK: Doubles, conformance suites and test helpers
         .target(
             name: "TetherTesting",
@@ -150,7 +180,19 @@ let package = Package(
             path: "Modules/Tether"),
 
         // MARK: Sample
-        .executableTarget(name: "tether-sample", dependencies: ["Tether"], path: "Samples/tether-sample"),
+        .executableTarget(
+            name: "tether-sample",
+            dependencies: [
+                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Samples/tether-sample"
+        ),
 
         // MARK: Tests (one target per module)
         .testTarget(
@@ -253,6 +295,22 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/SQLiteAdapterTests"
+        ),
+        .testTarget(
+            name: "PipelineKitTests",
+            dependencies: [
+                "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit",
+                "PersistenceKit", "TetherJSON", "TetherTesting", "TransportConformance", "TetherConcurrency",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PipelineKitTests"
+        ),
+        // The sample runner, run as a process: a short configuration, then a broken one.
+        .testTarget(
+            name: "TetherSampleTests",
+            dependencies: ["tether-sample"],
+            path: "Tests/TetherSampleTests"
         ),
         .testTarget(
             name: "TetherTestingTests",

@@ -1,0 +1,254 @@
+import Foundation
+public import LiveQueryKit
+public import Logging
+public import PersistenceKit
+public import RegistryKit
+public import ResourceKit
+public import ServiceLifecycle
+import TetherConcurrency
+public import TransportKit
+import UnixSignals
+
+/// The pipeline a configuration describes, assembled: the services and their resources' rules, the store live
+/// queries run on, the persistent cache, the delivery defaults, the configured live queries — and the background
+/// parts (memory-pressure monitor, HTTP clients, database files) as swift-service-lifecycle services that
+/// ``serviceGroup(running:logger:)`` starts in order and shuts down in reverse on SIGINT or SIGTERM.
+///
+/// ## Usage
+///
+/// 1. Load the configuration — every problem is reported here, before anything starts:
+///    ```swift
+///    let configuration = try ConfigurationLoader(registry: .standard).load(file: "configuration.yaml")
+///    ```
+/// 2. Assemble it:
+///    ```swift
+///    let pipeline = try AssembledPipeline.assemble(configuration)
+///    ```
+/// 3. Use the parts:
+///    ```swift
+///    let items = try pipeline.service(named: "demo").resource("/stores/abc123/items")
+///    items.addObserver(owner: self, delivery: pipeline.resourceDelivery.resourcePolicy) { resource, event in … }
+///    try pipeline.liveQuery(named: "abc-items").observe(owner: self) { documents, event, signalNext in … }
+///    ```
+/// 4. Run the background parts with your application, until a signal ends them:
+///    ```swift
+///    try await pipeline.serviceGroup(running: app, logger: logger).run()
+///    ```
+public final class AssembledPipeline: Sendable {
+    /// The configuration it was assembled from.
+    public let configuration: PipelineConfiguration
+    /// The services, in configuration order.
+    public let services: [(name: String, service: ResourceKit.Service)]
+    /// The store live queries run on.
+    public let store: Store
+    /// The persistence parts (store, cache, where they live).
+    public let persistence: PersistenceComponent
+    /// The persistent cache resources use, when persistence provides one.
+    public let persistentCache: PersistentCache?
+    /// How live queries are delivered unless they say otherwise.
+    public let delivery: ObservationDelivery
+    /// How resource observers should be delivered to (pass ``ObservationDelivery/resourcePolicy`` to `addObserver`).
+    public let resourceDelivery: ObservationDelivery
+    /// The configured live queries, by name.
+    public let liveQueries: [String: ConfiguredLiveQuery]
+    /// The configured memory-pressure source.
+    public let memoryPressureSource: any MemoryPressureSource
+    /// The background parts, in start order.
+    public let lifecycleServices: [any ServiceLifecycle.Service]
+    private let pressure: PressureResponder
+
+    private init(
+        configuration: PipelineConfiguration, services: [(name: String, service: ResourceKit.Service)], store: Store,
+        persistence: PersistenceComponent, persistentCache: PersistentCache?, delivery: ObservationDelivery,
+        resourceDelivery: ObservationDelivery, liveQueries: [String: ConfiguredLiveQuery],
+        memoryPressureSource: any MemoryPressureSource, lifecycleServices: [any ServiceLifecycle.Service],
+        pressure: PressureResponder
+    ) {
+        self.configuration = configuration
+        self.services = services
+        self.store = store
+        self.persistence = persistence
+        self.persistentCache = persistentCache
+        self.delivery = delivery
+        self.resourceDelivery = resourceDelivery
+        self.liveQueries = liveQueries
+        self.memoryPressureSource = memoryPressureSource
+        self.lifecycleServices = lifecycleServices
+        self.pressure = pressure
+    }
+
+    /// The service named `name`.
+    public func service(named name: String) throws(ConfigurationError) -> ResourceKit.Service {
+        guard let service = services.first(where: { $0.name == name })?.service else {
+            throw ConfigurationError(file: configuration.file, issues: [
+                .init(kind: .missingKey, path: "services", message: "no service named '\(name)'; configured: \(services.map(\.name).joined(separator: ", "))")
+            ])
+        }
+        return service
+    }
+
+    /// The live query named `name`.
+    public func liveQuery(named name: String) throws(ConfigurationError) -> ConfiguredLiveQuery {
+        guard let query = liveQueries[name] else {
+            throw ConfigurationError(file: configuration.file, issues: [
+                .init(kind: .missingKey, path: "live_queries", message: "no live query named '\(name)'; configured: \(liveQueries.keys.sorted().joined(separator: ", "))")
+            ])
+        }
+        return query
+    }
+
+    /// Acts as the monitor does on a pressure event — every service flushes its unused resources — whatever the
+    /// configured source; returns how many resources were let go.
+    @discardableResult
+    public func simulateMemoryPressure(_ level: MemoryPressureLevel = .warning, reason: String = "simulated") -> Int {
+        pressure.respond(to: MemoryPressureEvent(level: level, reason: reason))
+    }
+
+    /// Pressure events so far (from the source or simulated), and how many resources they let go.
+    public var memoryPressureStatistics: (events: Int, resourcesReleased: Int) {
+        pressure.statistics
+    }
+
+    /// A `ServiceGroup` running the background parts in order, then `application` (if any); when the application
+    /// returns, or on SIGINT or SIGTERM, they shut down in reverse order: the application first, the database last.
+    public func serviceGroup(running application: (any ServiceLifecycle.Service)? = nil, logger: Logger) -> ServiceGroup {
+        var services = lifecycleServices.map {
+            ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .ignore)
+        }
+        if let application {
+            services.append(.init(
+                service: application, successTerminationBehavior: .gracefullyShutdownGroup,
+                failureTerminationBehavior: .gracefullyShutdownGroup))
+        }
+        var configuration = ServiceGroupConfiguration(services: services, logger: logger)
+        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        return ServiceGroup(configuration: configuration)
+    }
+
+    /// What assembly may take from code rather than configuration.
+    public struct Defaults: Sendable {
+        /// The base URL of services whose configuration gives none (the sample's embedded server).
+        public var baseURL: String?
+        /// Where the parts log.
+        public var logger: Logger
+        /// The clock services use.
+        public var timeSource: any TimeSource
+
+        /// Makes defaults.
+        public init(
+            baseURL: String? = nil, logger: Logger = Logger(label: "tether.pipeline"),
+            timeSource: any TimeSource = SystemTimeSource()
+        ) {
+            self.baseURL = baseURL
+            self.logger = logger
+            self.timeSource = timeSource
+        }
+    }
+
+    /// Assembles `configuration`. A part that cannot be made (a database file that will not open) fails the whole
+    /// assembly with an issue at that part's line; parts already made are let go.
+    public static func assemble(_ configuration: PipelineConfiguration, defaults: Defaults = Defaults()) throws(ConfigurationError) -> AssembledPipeline {
+        let context = AssemblyContext(
+            baseDirectory: configuration.baseDirectory, logger: defaults.logger,
+            environment: ProcessInfo.processInfo.environment)
+        var assembler = Assembler(configuration: configuration, context: context)
+        let persistence = try assembler.make(configuration.persistence, at: ConfigurationPath([.key("persistence")]))
+        let store = Store(persistence.documents, logger: defaults.logger)
+        let cache = persistence.entityCache.map { PersistentCache($0, logger: defaults.logger) }
+        var lifecycle: [any ServiceLifecycle.Service] = persistence.lifecycle.map { [$0] } ?? []
+
+        var services: [(name: String, service: ResourceKit.Service)] = []
+        for (name, serviceConfiguration) in configuration.services {
+            let path = ConfigurationPath([.key("services"), .key(name)])
+            let transport = try assembler.make(serviceConfiguration.transport, at: path.appending("transport"))
+            if let part = transport.lifecycle { lifecycle.append(part) }
+            let stages = try serviceConfiguration.resources.enumerated().map { index, rule throws(ConfigurationError) in
+                try rule.stages.enumerated().map { stageIndex, stage throws(ConfigurationError) in
+                    try assembler.make(stage, at: ConfigurationPath(path.appending("resources").components + [.index(index), .key("stages"), .index(stageIndex)]))
+                }
+            }
+            let service = ServiceBuilder(
+                name: name, configuration: serviceConfiguration, baseURL: serviceConfiguration.baseURL ?? defaults.baseURL,
+                transport: transport.transport, stages: stages, cache: cache,
+                countLimit: configuration.memoryPressure.countLimit, defaults: defaults
+            ).build()
+            services.append((name, service))
+        }
+
+        let source = try assembler.make(configuration.memoryPressure.source, at: ConfigurationPath([.key("memory_pressure"), .key("source")])).source
+        let pressure = PressureResponder(services: services.map(\.service), logger: defaults.logger)
+        lifecycle.append(PressureMonitorService(monitor: MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
+
+        let delivery = try assembler.make(configuration.delivery.default, at: ConfigurationPath([.key("delivery"), .key("default")]))
+        let resourceDelivery = configuration.delivery.resources == nil
+            ? delivery : try assembler.make(configuration.delivery.resources, at: ConfigurationPath([.key("delivery"), .key("resources")]))
+        var liveQueries: [String: ConfiguredLiveQuery] = [:]
+        for (index, query) in configuration.liveQueries.enumerated() {
+            let path = ConfigurationPath([.key("live_queries"), .index(index), .key("delivery")])
+            let queryDelivery = query.delivery == nil ? delivery : try assembler.make(query.delivery, at: path)
+            liveQueries[query.name] = ConfiguredLiveQuery(name: query.name, query: query.pendingQuery(on: store), delivery: queryDelivery)
+        }
+        return AssembledPipeline(
+            configuration: configuration, services: services, store: store, persistence: persistence, persistentCache: cache,
+            delivery: delivery, resourceDelivery: resourceDelivery, liveQueries: liveQueries, memoryPressureSource: source,
+            lifecycleServices: lifecycle, pressure: pressure)
+    }
+}
+
+/// Makes parts, turning a failure into an issue at the part's line.
+struct Assembler {
+    let configuration: PipelineConfiguration
+    let context: AssemblyContext
+
+    mutating func make<Product>(_ choice: PluginChoice<Product>?, at path: ConfigurationPath) throws(ConfigurationError) -> Product {
+        guard let choice else {
+            throw failure(at: path, "no \(Product.role) is configured and the registry has no default")
+        }
+        do {
+            return try choice.make(context: context)
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw failure(at: path, "the \(Product.role) '\(choice.type)' could not be made: \(error)")
+        }
+    }
+
+    func failure(at path: ConfigurationPath, _ message: String) -> ConfigurationError {
+        var location = configuration.locations[path]
+        var parent = path
+        while location == nil, !parent.components.isEmpty {
+            parent.components.removeLast()
+            location = configuration.locations[parent]
+        }
+        return ConfigurationError(file: configuration.file, issues: [
+            .init(kind: .assemblyFailed, path: path.description, line: location?.line, column: location?.column, message: message)
+        ])
+    }
+}
+
+/// Flushes every service's unused resources on a pressure event, and counts.
+final class PressureResponder: Sendable {
+    private let services: [ResourceKit.Service]
+    private let logger: Logger
+    private let counts = LockedValue<(events: Int, resourcesReleased: Int)>((0, 0))
+
+    init(services: [ResourceKit.Service], logger: Logger) {
+        self.services = services
+        self.logger = logger
+    }
+
+    @discardableResult
+    func respond(to event: MemoryPressureEvent) -> Int {
+        let released = services.reduce(0) { $0 + $1.flushUnused() }
+        counts.withLock {
+            $0.events += 1
+            $0.resourcesReleased += released
+        }
+        logger.info("memory pressure (\(event.reason)): \(released) unused resources let go")
+        return released
+    }
+
+    var statistics: (events: Int, resourcesReleased: Int) {
+        counts.withLock { $0 }
+    }
+}

@@ -1,0 +1,130 @@
+public import Foundation
+import Yams
+
+/// Reads `configuration.yaml` into a ``PipelineConfiguration``: YAML with Yams, every `type:` resolved in its
+/// ``PluginRegistry``, environment overrides applied, and every problem reported at once with its file, line,
+/// column and key path — before anything is started.
+///
+/// ```swift
+/// let loader = ConfigurationLoader(registry: .standard)
+/// do {
+///     let configuration = try loader.load(file: "configuration.yaml")
+/// } catch {
+///     print(error)        // configuration.yaml:7:11: services.demo.transport.type: unknown transport type 'curl'…
+/// }
+/// ```
+///
+/// Environment overrides (see ``EnvironmentOverrides``) replace values from the file: `TETHER_BASE_URL`,
+/// `TETHER_<SERVICE>_BASE_URL`, `TETHER_STORE_PATH` and `TETHER_CACHE_PATH`.
+public struct ConfigurationLoader: Sendable {
+    /// The plugins `type:` names resolve to.
+    public var registry: PluginRegistry
+    /// The environment overrides are read from.
+    public var environment: [String: String]
+
+    /// Makes a loader.
+    public init(registry: PluginRegistry = .core, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.registry = registry
+        self.environment = environment
+    }
+
+    /// Loads the file at `path`; relative paths inside it are resolved against its folder.
+    public func load(file path: String) throws(ConfigurationError) -> PipelineConfiguration {
+        let url = URL(fileURLWithPath: path)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ConfigurationError(file: path, issues: [
+                .init(kind: .unreadableFile, path: "", message: "no configuration file at \(url.standardizedFileURL.path)")
+            ])
+        }
+        guard !isDirectory.boolValue else {
+            throw ConfigurationError(file: path, issues: [
+                .init(kind: .unreadableFile, path: "", message: "this is a folder, not a configuration file")
+            ])
+        }
+        let data: Data
+        do {
+            data = try Data(contentsOf: url)
+        } catch {
+            throw ConfigurationError(file: path, issues: [
+                .init(kind: .unreadableFile, path: "", message: "cannot read the file: \(Self.reason(error))")
+            ])
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(file: path, issues: [
+                .init(kind: .unreadableFile, path: "", message: "the file is not UTF-8 text")
+            ])
+        }
+        return try load(yaml: text, file: path, baseDirectory: url.deletingLastPathComponent())
+    }
+
+    /// Loads configuration from `yaml`; `file` names it in messages, and relative paths are resolved against
+    /// `baseDirectory` (the current folder by default).
+    public func load(yaml: String, file: String? = nil, baseDirectory: URL? = nil) throws(ConfigurationError) -> PipelineConfiguration {
+        var root: Node
+        do {
+            root = try Yams.compose(yaml: yaml) ?? Node.mapping(Node.Mapping([]))
+        } catch {
+            throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error)])
+        }
+        let overrides = EnvironmentOverrides.apply(environment, to: &root)
+        let log = IssueLog()
+        var configuration: PipelineConfiguration?
+        do {
+            configuration = try YAMLDecoder().decode(
+                PipelineConfiguration.self, from: root,
+                userInfo: [.tetherIssueLog: log, .tetherPluginRegistry: registry])
+        } catch let problem as ConfigurationProblem {
+            if !log.entries.contains(where: { $0.path == problem.entry.path && $0.message == problem.entry.message }) {
+                log.record(problem.entry)
+            }
+        } catch let error as DecodingError {
+            log.record(SettingsContainer<PipelineConfiguration.CodingKeys>.entry(
+                for: error, at: ConfigurationPath(), expecting: PipelineConfiguration.self))
+        } catch {
+            log.record(.init(kind: .invalidValue, path: ConfigurationPath(), pointsAtKey: false, message: "\(error)"))
+        }
+        if var decoded = configuration {
+            for entry in decoded.resolveDefaults(in: registry) { log.record(entry) }
+            configuration = decoded
+        }
+        let entries = log.entries
+        guard entries.isEmpty, var configuration else {
+            let locator = NodeLocator(root: root, overrides: overrides)
+            let issues = entries.map(locator.issue(for:)).sorted { ($0.line ?? .max, $0.column ?? 0) < ($1.line ?? .max, $1.column ?? 0) }
+            throw ConfigurationError(file: file, issues: issues)
+        }
+        configuration.file = file
+        configuration.locations = ConfigurationLocation.index(root)
+        configuration.baseDirectory = baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return configuration
+    }
+
+    static func syntaxIssue(_ error: any Error) -> ConfigurationError.Issue {
+        guard let yamlError = error as? YamlError else {
+            return .init(kind: .syntax, path: "", message: "the YAML does not parse: \(error)")
+        }
+        switch yamlError {
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
+            let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
+            return .init(kind: .syntax, path: "", line: mark.line, column: mark.column, message: "YAML syntax: \(problem)\(while_)")
+        case .duplicatedKeysInMapping(let duplicates, let context):
+            return .init(
+                kind: .syntax, path: "", line: context.mark.line, column: context.mark.column,
+                message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in one mapping")
+        case .reader(let problem, _, _, _):
+            return .init(kind: .syntax, path: "", message: "the YAML cannot be read: \(problem)")
+        default:
+            return .init(kind: .syntax, path: "", message: "the YAML does not parse: \(yamlError)")
+        }
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        return nsError.localizedDescription
+    }
+}

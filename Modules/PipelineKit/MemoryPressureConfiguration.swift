@@ -1,0 +1,33 @@
+/// When services let go of unused resources (`memory_pressure:`): the source of pressure events, and how many
+/// resources each service keeps before creating one flushes the unused.
+///
+/// ```yaml
+/// memory_pressure:
+///   source: { type: linux-psi, stall: 150ms, window: 2s }
+///   count_limit: 2048
+/// ```
+public struct MemoryPressureConfiguration: Decodable, Sendable {
+    /// The source; nil for the registry's default.
+    public var source: PluginChoice<MemoryPressureComponent>?
+    /// How many resources each service's cache holds before creating one flushes the unused ones.
+    public var countLimit: Int
+
+    /// The keys.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case source, countLimit = "count_limit"
+    }
+
+    /// The registry's default source and a limit of 2048.
+    public init(source: PluginChoice<MemoryPressureComponent>? = nil, countLimit: Int = 2048) {
+        self.source = source
+        self.countLimit = countLimit
+    }
+
+    /// Decodes the settings.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let settings = try decoder.settings(CodingKeys.self)
+        source = try settings.decode(.source, as: PluginChoice<MemoryPressureComponent>.self)
+        countLimit = try settings.decode(.countLimit, default: countLimit, where: { $0 >= 1 }, "must be at least 1")
+    }
+}

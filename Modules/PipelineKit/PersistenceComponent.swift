@@ -1,0 +1,28 @@
+public import PersistenceKit
+public import ServiceLifecycle
+
+/// What a persistence plugin makes: the document store live queries run on, the entity cache resources survive
+/// restarts with, and the background part that closes them when the pipeline stops.
+public struct PersistenceComponent: PipelineComponent, Sendable {
+    /// "persistence".
+    public static let role = "persistence"
+    /// The store behind live queries.
+    public var documents: any DocumentStore
+    /// The cache behind resources' persistent cache; nil for none.
+    public var entityCache: (any EntityCache)?
+    /// Run in the pipeline's `ServiceGroup`; closes the files when the group stops.
+    public var lifecycle: (any ServiceLifecycle.Service)?
+    /// Where the data lives, for logs and the sample's report ("SQLite: /path/store.sqlite").
+    public var summary: String
+
+    /// Makes a component.
+    public init(
+        documents: any DocumentStore, entityCache: (any EntityCache)?, lifecycle: (any ServiceLifecycle.Service)? = nil,
+        summary: String
+    ) {
+        self.documents = documents
+        self.entityCache = entityCache
+        self.lifecycle = lifecycle
+        self.summary = summary
+    }
+}

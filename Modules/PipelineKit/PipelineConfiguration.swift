@@ -1,0 +1,109 @@
+public import Foundation
+
+/// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
+/// Load one with ``ConfigurationLoader``, then ``Pipeline/assemble(_:defaults:)`` it.
+///
+/// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, and any
+/// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).
+public struct PipelineConfiguration: Decodable, Sendable {
+    /// The services, in file order.
+    public var services: [(name: String, configuration: ServiceConfiguration)]
+    /// Persistence; nil for the registry's default.
+    public var persistence: PluginChoice<PersistenceComponent>?
+    /// Memory pressure.
+    public var memoryPressure: MemoryPressureConfiguration
+    /// Delivery defaults.
+    public var delivery: DeliveryConfiguration
+    /// The live queries, in file order.
+    public var liveQueries: [LiveQueryConfiguration]
+    /// Registered extra sections, decoded, by name.
+    public var sections: [String: any Sendable]
+    /// The file it came from, if any.
+    public var file: String?
+    /// The folder relative paths are resolved against (the file's folder).
+    public var baseDirectory: URL
+    /// Where each key is in the file, for messages about parts that fail to assemble.
+    public var locations: [ConfigurationPath: ConfigurationLocation]
+
+    /// The keys.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case services, persistence, memoryPressure = "memory_pressure", delivery, liveQueries = "live_queries"
+    }
+
+    /// A configuration with no services and every default.
+    public init() {
+        services = []
+        persistence = nil
+        memoryPressure = MemoryPressureConfiguration()
+        delivery = DeliveryConfiguration()
+        liveQueries = []
+        sections = [:]
+        file = nil
+        baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        locations = [:]
+    }
+
+    /// Decodes a configuration (use ``ConfigurationLoader``, which supplies the plugins and reports every problem).
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let registry = decoder.userInfo[.tetherPluginRegistry] as? PluginRegistry
+        let sectionTypes = registry?.sections ?? [:]
+        let settings = try decoder.settings(CodingKeys.self, alsoAllowing: Set(sectionTypes.keys))
+        if let servicesDecoder = try settings.nestedDecoder(.services) {
+            services = try Self.decodeServices(servicesDecoder)
+        }
+        persistence = try settings.decode(.persistence, as: PluginChoice<PersistenceComponent>.self)
+        memoryPressure = try settings.decode(.memoryPressure, default: memoryPressure)
+        delivery = try settings.decode(.delivery, default: delivery)
+        liveQueries = try settings.decodeList(.liveQueries, as: LiveQueryConfiguration.self)
+        var names = Set<String>()
+        for (index, query) in liveQueries.enumerated() where !names.insert(query.name).inserted {
+            try settings.invalidMapping("live_queries[\(index)]: the name '\(query.name)' is used twice")
+        }
+        let container = try? decoder.container(keyedBy: ConfigurationKey.self)
+        for (name, decode) in sectionTypes {
+            guard let key = ConfigurationKey(stringValue: name), let container, container.contains(key) else { continue }
+            do {
+                sections[name] = try decode(try container.superDecoder(forKey: key))
+            } catch let problem as ConfigurationProblem {
+                if decoder.userInfo[.tetherIssueLog] == nil { throw problem }
+            }
+        }
+    }
+
+    /// The registered section `name`, decoded, if the configuration has it.
+    public func section<Section: Sendable>(_ name: String, as type: Section.Type = Section.self) -> Section? {
+        sections[name] as? Section
+    }
+
+    /// The service named `name`.
+    public func service(named name: String) -> ServiceConfiguration? {
+        services.first { $0.name == name }?.configuration
+    }
+
+    private static func decodeServices(_ decoder: any Decoder) throws -> [(name: String, configuration: ServiceConfiguration)] {
+        let log = decoder.userInfo[.tetherIssueLog] as? IssueLog
+        let path = ConfigurationPath(codingPath: decoder.codingPath)
+        guard let container = try? decoder.container(keyedBy: ConfigurationKey.self) else {
+            let entry = IssueLog.Entry(
+                kind: .wrongType, path: path, pointsAtKey: false,
+                message: "expected a mapping of service names to their settings")
+            guard let log else { throw ConfigurationProblem(entry: entry) }
+            log.record(entry)
+            return []
+        }
+        var services: [(name: String, configuration: ServiceConfiguration)] = []
+        for key in container.allKeys {
+            do {
+                services.append((key.stringValue, try container.decode(ServiceConfiguration.self, forKey: key)))
+            } catch let problem as ConfigurationProblem {
+                if log == nil { throw problem }
+            } catch let error as DecodingError {
+                let entry = SettingsContainer<CodingKeys>.entry(for: error, at: path.appending(key.stringValue), expecting: ServiceConfiguration.self)
+                guard let log else { throw ConfigurationProblem(entry: entry) }
+                log.record(entry)
+            }
+        }
+        return services
+    }
+}

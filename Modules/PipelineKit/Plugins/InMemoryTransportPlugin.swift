@@ -1,0 +1,101 @@
+import Foundation
+import TetherTesting
+import TransportKit
+
+/// `type: in-memory` — TetherTesting's `InMemoryTransport` with routes from configuration: a service with no
+/// network, for previews, demos and tests.
+///
+/// ```yaml
+/// transport:
+///   type: in-memory
+///   routes:
+///     - url: https://api.example.com/v1/items
+///       status: 200
+///       content_type: application/json
+///       body: '[{"id": 1}]'
+///       delay: 50ms
+/// ```
+/// A request with no route fails as the in-memory transport does, with a clear error naming the URL.
+public struct InMemoryTransportPlugin: PipelinePlugin {
+    /// "in-memory".
+    public let type = "in-memory"
+
+    /// One scripted answer.
+    public struct Route: Decodable, Sendable {
+        /// The absolute URL it answers.
+        public var url: String
+        /// The method it answers; nil for all.
+        public var method: String?
+        /// The status.
+        public var status: Int
+        /// The body.
+        public var body: String
+        /// The `Content-Type`.
+        public var contentType: String?
+        /// More header fields.
+        public var headers: [String: String]
+        /// How long before the answer.
+        public var delay: Duration
+
+        /// The keys.
+        public enum CodingKeys: String, CodingKey, CaseIterable {
+            case url, method, status, body, contentType = "content_type", headers, delay
+        }
+
+        /// Decodes a route; `url` is required.
+        public init(from decoder: any Decoder) throws {
+            let settings = try decoder.settings(CodingKeys.self)
+            url = try settings.require(.url, as: String.self) ?? ""
+            if settings.contains(.url), ServiceConfiguration.problem(withBaseURL: url.components(separatedBy: "?")[0]) != nil {
+                try settings.invalid(.url, "a route needs an absolute http(s) URL (found '\(url)')")
+            }
+            method = try settings.decode(.method, as: String.self)
+            status = try settings.decode(.status, default: 200, where: { (100...599).contains($0) }, "must be an HTTP status (100-599)")
+            body = try settings.decode(.body, default: "")
+            contentType = try settings.decode(.contentType, as: String.self)
+            headers = try settings.decode(.headers, default: [:])
+            delay = try settings.duration(.delay, default: .zero, allowsZero: true)
+        }
+    }
+
+    /// The plugin's settings.
+    public struct Settings: Decodable, Sendable {
+        /// The scripted answers.
+        public var routes: [Route]
+
+        /// The keys.
+        public enum CodingKeys: String, CodingKey, CaseIterable {
+            case routes
+        }
+
+        /// No routes.
+        public init() {
+            routes = []
+        }
+
+        /// Decodes the settings.
+        public init(from decoder: any Decoder) throws {
+            let settings = try decoder.settings(CodingKeys.self)
+            routes = try settings.decodeList(.routes, as: Route.self)
+        }
+    }
+
+    /// Makes the plugin.
+    public init() {}
+
+    /// No routes.
+    public var defaultSettings: Settings { Settings() }
+
+    /// Makes a transport answering the routes.
+    public func make(_ settings: Settings, context: AssemblyContext) throws -> TransportComponent {
+        let transport = InMemoryTransport()
+        for route in settings.routes {
+            var headers = HTTPHeaders()
+            if let contentType = route.contentType { headers["Content-Type"] = contentType }
+            for (name, value) in route.headers.sorted(by: { $0.key < $1.key }) { headers[name] = value }
+            let reply = InMemoryTransport.Reply(status: route.status, headers: headers, body: Data(route.body.utf8), delay: route.delay)
+            transport.route(route.method.map { HTTPMethod(rawValue: $0.uppercased()) }, route.url, reply: reply)
+        }
+        return TransportComponent(transport)
+    }
+}

@@ -1,0 +1,50 @@
+public import TransportKit
+
+/// Configuration for the resources whose paths match a pattern (`resources:` of a service), applied in order
+/// after the service's own settings — Siesta's `configure(_:)` in YAML.
+///
+/// ```yaml
+/// resources:
+///   - pattern: /stores/*/items     # * within a segment, ** across segments
+///     expiry: 10s
+///     stages: [{ type: json }]
+/// ```
+public struct ResourceRule: Decodable, Sendable {
+    /// The glob the resource's path is matched against (see `ConfigurationPattern`).
+    public var pattern: String
+    /// The request methods it applies to; nil for all.
+    public var methods: [HTTPMethod]?
+    /// How long loaded data stays fresh.
+    public var expiry: Duration?
+    /// How long after a failure `loadIfNeeded()` tries again.
+    public var retryAfter: Duration?
+    /// Each request's timeout.
+    public var timeout: Duration?
+    /// Headers added to each request.
+    public var headers: [String: String]
+    /// Whether these resources use the persistent cache (nil: the service's setting).
+    public var cache: Bool?
+    /// Transformers added to their response pipeline.
+    public var stages: [PluginChoice<ResponseStage>]
+
+    /// The keys.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case pattern, methods, expiry, retryAfter = "retry_after", timeout, headers, cache, stages
+    }
+
+    /// Decodes a rule; `pattern` is required and must start with `/` (or be `**`).
+    public init(from decoder: any Decoder) throws {
+        let settings = try decoder.settings(CodingKeys.self)
+        pattern = try settings.require(.pattern, as: String.self) ?? "**"
+        if !(pattern.hasPrefix("/") || pattern.hasPrefix("*") || pattern.contains("://")) {
+            try settings.invalid(.pattern, "a pattern is a path from the service's base URL: start it with / (found '\(pattern)')")
+        }
+        methods = try settings.decode(.methods, as: [String].self).map { $0.map { HTTPMethod(rawValue: $0.uppercased()) } }
+        expiry = try settings.duration(.expiry, allowsZero: true)
+        retryAfter = try settings.duration(.retryAfter, allowsZero: true)
+        timeout = try settings.duration(.timeout)
+        headers = try settings.decode(.headers, default: [:])
+        cache = try settings.decode(.cache, as: Bool.self)
+        stages = try settings.decode(.stages, default: [])
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+
+/// One service (`services.<name>:`): where it is, how requests travel, and how its resources behave.
+///
+/// ```yaml
+/// services:
+///   demo:
+///     base_url: https://api.example.com/v1
+///     transport: { type: async-http-client, connect_timeout: 5s }
+///     retry: { attempts: 3 }
+///     request_timeout: 30s
+///     expiry: 30s
+///     resources:
+///       - pattern: /stores/*/items
+///         expiry: 10s
+/// ```
+public struct ServiceConfiguration: Decodable, Sendable {
+    /// The base URL; nil to take the default given at assembly (the sample's embedded server), or for a service
+    /// that only uses absolute URLs.
+    public var baseURL: String?
+    /// The transport; nil for the registry's default (an error at assembly when there is none).
+    public var transport: PluginChoice<TransportComponent>?
+    /// How failed requests are retried.
+    public var retry: RetrySettings
+    /// Each request's timeout.
+    public var requestTimeout: Duration
+    /// How long loaded data stays fresh (Siesta's `expirationTime`).
+    public var expiry: Duration
+    /// How long after a failure `loadIfNeeded()` tries again (Siesta's `retryTime`).
+    public var retryAfter: Duration
+    /// Headers added to every request.
+    public var headers: [String: String]
+    /// Whether every resource gets the standard text and JSON transformers.
+    public var standardStages: Bool
+    /// The persistent cache, when persistence provides one.
+    public var cache: CacheSettings
+    /// Rules by path pattern, applied in order after the settings above.
+    public var resources: [ResourceRule]
+
+    /// The keys.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case baseURL = "base_url", transport, retry, requestTimeout = "request_timeout", expiry
+        case retryAfter = "retry_after", headers, standardStages = "standard_stages", cache, resources
+    }
+
+    /// A service with every default: the registry's transport, 60 s timeout, 30 s expiry, 1 s retry.
+    public init(baseURL: String? = nil, transport: PluginChoice<TransportComponent>? = nil) {
+        self.baseURL = baseURL
+        self.transport = transport
+        retry = RetrySettings()
+        requestTimeout = .seconds(60)
+        expiry = .seconds(30)
+        retryAfter = .seconds(1)
+        headers = [:]
+        standardStages = true
+        cache = CacheSettings()
+        resources = []
+    }
+
+    /// Decodes a service; every key has a default.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let settings = try decoder.settings(CodingKeys.self)
+        baseURL = try settings.decode(.baseURL, as: String.self)
+        if let baseURL, let problem = Self.problem(withBaseURL: baseURL) { try settings.invalid(.baseURL, problem) }
+        transport = try settings.decode(.transport, as: PluginChoice<TransportComponent>.self)
+        retry = try settings.decode(.retry, default: retry)
+        requestTimeout = try settings.duration(.requestTimeout, default: requestTimeout)
+        expiry = try settings.duration(.expiry, default: expiry, allowsZero: true)
+        retryAfter = try settings.duration(.retryAfter, default: retryAfter, allowsZero: true)
+        headers = try settings.decode(.headers, default: headers)
+        standardStages = try settings.decode(.standardStages, default: standardStages)
+        cache = try settings.decode(.cache, default: cache)
+        resources = try settings.decodeList(.resources, as: ResourceRule.self)
+    }
+
+    /// What is wrong with `text` as a base URL, or nil when it is usable: absolute, http or https, with a host.
+    public static func problem(withBaseURL text: String) -> String? {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
+            return "not a URL: '\(text)' (write it in full, as in https://api.example.com/v1)"
+        }
+        guard scheme == "http" || scheme == "https" else {
+            return "the base URL must use http or https (found '\(scheme)' in '\(text)')"
+        }
+        guard let host = url.host, !host.isEmpty else { return "the base URL has no host: '\(text)'" }
+        if url.query != nil || url.fragment != nil {
+            return "the base URL must not have a query or fragment: '\(text)'"
+        }
+        return nil
+    }
+}
+
+/// Whether a service's resources use the persistent cache, and how entries are named (`cache:`).
+public struct CacheSettings: Decodable, Sendable, Hashable {
+    /// How a resource's cache entry is named.
+    public enum Key: String, Sendable, Hashable, SettingChoice {
+        /// The whole URL: one cache file can serve several services.
+        case url
+        /// The URL relative to the base URL: entries survive a change of host or port (a server on an ephemeral
+        /// port, staging and production sharing a file).
+        case relative
+    }
+
+    /// Whether resources use the cache (when persistence provides one).
+    public var enabled: Bool
+    /// How entries are named.
+    public var key: Key
+
+    /// The keys.
+    public enum CodingKeys: String, CodingKey, CaseIterable {
+        case enabled, key
+    }
+
+    /// Enabled, keyed by URL.
+    public init(enabled: Bool = true, key: Key = .url) {
+        self.enabled = enabled
+        self.key = key
+    }
+
+    /// Decodes the settings.
+    public init(from decoder: any Decoder) throws {
+        self.init()
+        let settings = try decoder.settings(CodingKeys.self)
+        enabled = try settings.decode(.enabled, default: enabled)
+        key = try settings.decode(.key, default: key)
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import PipelineKit
+import PipelinePlugins
+import Testing
+
+/// Every kind of bad configuration fails before anything starts, with one message per problem that names the key
+/// path and the line (and the column where it helps).
+@Suite("Bad configuration")
+struct BadConfigurationTests {
+    @Test("A YAML syntax error gives its line and column")
+    func syntax() {
+        let found = issues("""
+            services:
+              demo:
+                base_url: [http://a
+                transport: { type: urlsession }
+            """)
+        #expect(found.count == 1)
+        #expect(found.first?.kind == .syntax)
+        #expect(found.first?.line == 4)
+        #expect(found.first?.column != nil)
+        #expect(found.first?.message.hasPrefix("YAML syntax:") == true)
+    }
+
+    @Test("A duplicate key is a syntax error at its line")
+    func duplicateKey() {
+        let found = issues("""
+            services:
+              demo:
+                base_url: http://a.example
+                base_url: http://b.example
+            """)
+        #expect(found.map(\.kind) == [.syntax])
+        #expect(found.first?.message.contains("duplicate key 'base_url'") == true)
+    }
+
+    @Test("An unknown type: lists the known ones, with a did-you-mean")
+    func unknownType() {
+        let found = issues("""
+            services:
+              demo:
+                base_url: http://localhost:8080
+                transport:
+                  type: urlsesion
+            """)
+        #expect(found.count == 1)
+        let issue = found[0]
+        #expect(issue.kind == .unknownType)
+        #expect(issue.path == "services.demo.transport.type")
+        #expect(issue.line == 5)
+        #expect(issue.column == 13)
+        #expect(issue.message.contains("unknown transport type 'urlsesion'; did you mean 'urlsession'?"))
+        #expect(issue.message.contains("Known types: async-http-client, in-memory, urlsession"))
+    }
+
+    @Test("An unknown key: its path, its line, and a did-you-mean")
+    func unknownKey() {
+        let found = issues("""
+            services:
+              demo:
+                base_url: http://localhost:8080
+                resources:
+                  - pattern: /items
+                    expirty: 10s
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].kind == .unknownKey)
+        #expect(found[0].path == "services.demo.resources[0].expirty")
+        #expect(found[0].line == 6)
+        #expect(found[0].column == 9)
+        #expect(found[0].message == "unknown key; did you mean 'expiry'?")
+    }
+
+    @Test("An unknown key with nothing close lists the known keys")
+    func unknownKeyWithoutSuggestion() {
+        let found = issues("memory_pressure:\n  zebra: 1\n")
+        #expect(found.first?.message == "unknown key; known keys here: count_limit, source")
+        #expect(found.first?.line == 2)
+    }
+
+    @Test("An unknown key inside a plugin's settings is reported by the plugin's settings")
+    func unknownPluginKey() {
+        let found = issues("""
+            persistence:
+              type: sqlite
+              store_pth: x.sqlite
+            """)
+        #expect(found.map(\.path) == ["persistence.store_pth"])
+        #expect(found.first?.message == "unknown key; did you mean 'store_path'?")
+        #expect(found.first?.line == 3)
+    }
+
+    @Test("A value of the wrong type: what was expected and what was found")
+    func wrongType() {
+        let found = issues("""
+            memory_pressure:
+              count_limit: lots
+            services:
+              demo:
+                standard_stages: maybe
+                resources: { pattern: /x }
+            """)
+        #expect(found.count == 3)
+        #expect(found[0].path == "memory_pressure.count_limit")
+        #expect(found[0].line == 2)
+        #expect(found[0].message == "expected a whole number, found 'lots'")
+        #expect(found[1].path == "services.demo.standard_stages")
+        #expect(found[1].message == "expected true or false, found 'maybe'")
+        #expect(found[2].path == "services.demo.resources")
+        #expect(found[2].message == "expected a list, found a mapping")
+    }
+
+    @Test("Out-of-range values: a negative timeout, a zero limit, a jitter above 1, a bad duration")
+    func outOfRange() {
+        let found = issues("""
+            services:
+              demo:
+                base_url: http://localhost:1
+                request_timeout: -5
+                retry:
+                  attempts: 0
+                  jitter: 1.5
+                expiry: soon
+            memory_pressure:
+              count_limit: 0
+            """)
+        let byPath = Dictionary(uniqueKeysWithValues: found.map { ($0.path, $0) })
+        #expect(found.count == 5)
+        #expect(byPath["services.demo.request_timeout"]?.message == "must be more than zero (found -5.0 seconds)")
+        #expect(byPath["services.demo.request_timeout"]?.line == 4)
+        #expect(byPath["services.demo.retry.attempts"]?.message == "must be at least 1 (found 0)")
+        #expect(byPath["services.demo.retry.jitter"]?.message == "must be from 0 to 1 (found 1.5)")
+        #expect(byPath["services.demo.expiry"]?.message.hasPrefix("not a duration") == true)
+        #expect(byPath["services.demo.expiry"]?.line == 8)
+        #expect(byPath["memory_pressure.count_limit"]?.message == "must be at least 1 (found 0)")
+        #expect(byPath["memory_pressure.count_limit"]?.line == 10)
+    }
+
+    @Test("Invalid base URLs, each with its reason")
+    func invalidBaseURL() {
+        let found = issues("""
+            services:
+              a: { base_url: "not a url" }
+              b: { base_url: "ftp://files.example.com" }
+              c: { base_url: "http://" }
+              d: { base_url: "https://api.example.com/v1?x=1" }
+            """)
+        #expect(found.map(\.path) == ["services.a.base_url", "services.b.base_url", "services.c.base_url", "services.d.base_url"])
+        #expect(found.map(\.line) == [2, 3, 4, 5])
+        #expect(found[0].message.hasPrefix("not a URL"))
+        #expect(found[1].message.contains("must use http or https"))
+        #expect(found[2].message.contains("has no host"))
+        #expect(found[3].message.contains("query or fragment"))
+    }
+
+    @Test("An invalid base URL from the environment names the variable")
+    func invalidBaseURLFromEnvironment() {
+        let found = issues(
+            "services:\n  demo:\n    base_url: http://localhost:8080\n",
+            environment: ["TETHER_DEMO_BASE_URL": "localhost:8080"])
+        #expect(found.count == 1)
+        #expect(found.first?.environmentVariable == "TETHER_DEMO_BASE_URL")
+        #expect(found.first?.line == nil)
+        #expect(found.first?.description.contains("(set by environment variable TETHER_DEMO_BASE_URL)") == true)
+    }
+
+    @Test("A missing required key, at its mapping's line")
+    func missingKey() {
+        let found = issues("""
+            live_queries:
+              - name: abc
+                query: "store_id == 'abc'"
+            """)
+        #expect(found.count == 1)
+        #expect(found[0].kind == .missingKey)
+        #expect(found[0].path == "live_queries[0]")
+        #expect(found[0].message == "missing key 'collection'")
+        #expect(found[0].line == 2)
+    }
+
+    @Test("A missing type: names the choices")
+    func missingType() {
+        let found = issues("persistence:\n  store_path: x.sqlite\n")
+        #expect(found.first?.kind == .missingKey)
+        #expect(found.first?.message == "missing key 'type': name a persistence, one of memory, sqlite")
+    }
+
+    @Test("A bad live query points at the column inside the query")
+    func badQuery() {
+        let found = issues("""
+            live_queries:
+              - name: abc
+                collection: items
+                query: "store_id === 'abc'"
+              - name: bad-collection
+                collection: "1items"
+            """)
+        #expect(found.count == 2)
+        #expect(found[0].path == "live_queries[0].query")
+        #expect(found[0].line == 4)
+        // The value starts at column 12 (the quote), so the query's column c is the file's column 12 + c; the
+        // query's column 12 is the third '='.
+        #expect(found[0].message.contains("(at column 12 of the query)"))
+        #expect(found[0].column == 12 + 12)
+        #expect(found[1].path == "live_queries[1].collection")
+    }
+
+    @Test("Every problem in a file is reported in one run, in file order")
+    func manyProblems() {
+        let found = issues("""
+            services:
+              demo:
+                transport: { type: curl }
+                retry: { attempts: -1 }
+                timeout: 3s
+            delivery:
+              default: { type: next-signal, queue: "" }
+            persistence: { type: memory, path: x }
+            """)
+        #expect(found.map(\.line) == [3, 4, 5, 7, 8])
+        #expect(found.map(\.kind) == [.unknownType, .invalidValue, .unknownKey, .invalidValue, .unknownKey])
+    }
+
+    @Test("A missing file, a folder and a non-UTF-8 file")
+    func unreadableFiles() async throws {
+        try await withTemporaryDirectory { directory in
+            let loader = ConfigurationLoader(registry: .standard, environment: [:])
+            let missing = directory.appendingPathComponent("nope.yaml").path
+            #expect(throws: ConfigurationError.self) { try loader.load(file: missing) }
+            do {
+                _ = try loader.load(file: missing)
+            } catch let error as ConfigurationError {
+                #expect(error.file == missing)
+                #expect(error.issues.first?.kind == .unreadableFile)
+                #expect(error.description.contains("no configuration file at"))
+            }
+            do {
+                _ = try loader.load(file: directory.path)
+                Issue.record("a folder loaded")
+            } catch let error as ConfigurationError {
+                #expect(error.issues.first?.message == "this is a folder, not a configuration file")
+            }
+            let binary = directory.appendingPathComponent("binary.yaml")
+            try Data([0xFF, 0xFE, 0x00, 0x41]).write(to: binary)
+            do {
+                _ = try loader.load(file: binary.path)
+                Issue.record("a binary file loaded")
+            } catch let error as ConfigurationError {
+                #expect(error.issues.first?.message == "the file is not UTF-8 text")
+            }
+        }
+    }
+
+    @Test("The error prints like a compiler's: file:line:column: path: message")
+    func printedForm() {
+        do {
+            _ = try load("memory_pressure:\n  count_limit: 0\n")
+            Issue.record("loaded")
+        } catch {
+            #expect(error.description == "test.yaml:2:16: memory_pressure.count_limit: must be at least 1 (found 0)")
+        }
+    }
+
+    @Test("A part that cannot be made fails assembly at its line, and stops nothing already stored")
+    func assemblyFailure() async throws {
+        try await withTemporaryDirectory { directory in
+            let configuration = try load("""
+                persistence:
+                  type: sqlite
+                  store_path: no-such-folder/store.sqlite
+                """, baseDirectory: directory)
+            do {
+                _ = try AssembledPipeline.assemble(configuration)
+                Issue.record("assembled")
+            } catch let error as ConfigurationError {
+                #expect(error.issues.first?.kind == .assemblyFailed)
+                #expect(error.issues.first?.path == "persistence")
+                #expect(error.issues.first?.line == 1)
+                #expect(error.issues.first?.message.contains("no-such-folder") == true)
+            }
+        }
+    }
+}
