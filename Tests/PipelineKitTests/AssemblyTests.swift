@@ -1,0 +1,260 @@
+import DeliveryKit
+import Foundation
+import LiveQueryKit
+import Logging
+import PersistenceKit
+import PipelineKit
+import PipelinePlugins
+import RegistryKit
+import ResourceKit
+import ServiceLifecycle
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+import Testing
+import TransportConformance
+import TransportKit
+
+/// Configurations assembled into working pipelines: real HTTP on loopback, real SQLite files, live queries, the
+/// memory-pressure path and the lifecycle.
+@Suite("Assembly")
+struct AssemblyTests {
+    final class Owner: Sendable {}
+
+    struct Item: Decodable, Sendable, Equatable {
+        let name: String
+        let quantity: Int
+    }
+
+    @Test("Routes, service headers, rule settings and a user-registered model stage all apply")
+    func inMemoryService() async throws {
+        let registry = PluginRegistry.standard
+        registry.register(DecodableStagePlugin<[Item]>(type: "item-list"))
+        let configuration = try load("""
+            persistence: { type: memory }
+            services:
+              shop:
+                base_url: https://shop.example/api
+                transport:
+                  type: in-memory
+                  routes:
+                    - url: https://shop.example/api/items
+                      content_type: application/json
+                      body: '[{"name": "pear", "quantity": 3}]'
+                headers: { X-Client: tether-tests }
+                expiry: 45s
+                retry: { attempts: 1 }
+                resources:
+                  - pattern: /items
+                    expiry: 5s
+                    stages: [{ type: item-list }]
+            """, registry: registry)
+        let pipeline = try AssembledPipeline.assemble(configuration)
+        let service = try pipeline.service(named: "shop")
+        let items = service.resource("/items")
+        #expect(items.configuration().expirationTime == .seconds(5))
+        #expect(service.resource("/other").configuration().expirationTime == .seconds(45))
+        let outcome = await items.load().outcome
+        #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])
+        let transport = try #require(service.transport as? InMemoryTransport)
+        #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
+    }
+
+    @Test("Retries from configuration wrap the transport")
+    func retries() async throws {
+        try await LoopbackHTTPServer.with { server in
+            let configuration = try load("""
+                persistence: { type: memory }
+                services:
+                  api:
+                    base_url: \(server.baseURL.absoluteString)
+                    transport: { type: urlsession }
+                    retry: { attempts: 3, initial_backoff: 10ms, jitter: 0 }
+                """)
+            let pipeline = try AssembledPipeline.assemble(configuration)
+            let resource = try pipeline.service(named: "api").resource("/flaky/pipeline/2/503")
+            let outcome = await resource.load().outcome
+            #expect(outcome.entity?.typedContent(as: String.self) == "attempt 3")
+        }
+    }
+
+    @Test("SQLite over real HTTP: a second pipeline on the same files shows the cached data first, then revalidates with a 304 — even on another port, with relative keys")
+    func persistentCacheAcrossPipelines() async throws {
+        try await withTemporaryDirectory { directory in
+            let yaml = { (base: URL) in
+                """
+                persistence: { type: sqlite, store_path: store.sqlite, cache_path: cache.sqlite }
+                services:
+                  api:
+                    base_url: \(base.absoluteString)
+                    transport: { type: async-http-client }
+                    cache: { key: relative }
+                """
+            }
+            try await LoopbackHTTPServer.with { server in
+                let pipeline = try AssembledPipeline.assemble(try load(yaml(server.baseURL), baseDirectory: directory))
+                let outcome = await (try pipeline.service(named: "api")).resource("/etag/v7").load().outcome
+                #expect(outcome.entity?.typedContent(as: String.self) == "version v7")
+                await pipeline.persistentCache?.flush()
+                try await shutDown(pipeline)
+            }
+            #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("cache.sqlite").path))
+            try await LoopbackHTTPServer.with { server in
+                let pipeline = try AssembledPipeline.assemble(try load(yaml(server.baseURL), baseDirectory: directory))
+                let resource = try pipeline.service(named: "api").resource("/etag/v7")
+                let events = LockedValue<[ResourceEvent]>([])
+                let owner = Owner()
+                resource.addObserver(owner: owner) { _, event in events.withLock { $0.append(event) } }
+                let outcome = await resource.load().outcome
+                #expect(outcome.entity?.typedContent(as: String.self) == "version v7")
+                let seen = events.withLock { $0 }
+                #expect(seen.firstIndex(of: .newData(.cache)) != nil, "\(seen)")
+                #expect(seen.last == .notModified, "\(seen)")
+                withExtendedLifetime(owner) {}
+                try await shutDown(pipeline)
+            }
+        }
+    }
+
+    @Test("Configured live queries deliver with their policy; next-signal holds until signalled")
+    func liveQueries() async throws {
+        let configuration = try load("""
+            persistence: { type: memory }
+            live_queries:
+              - name: abc
+                collection: items
+                query: store_id == $args.store
+                args: { store: abc123 }
+                sort: [name]
+                delivery: { type: next-signal }
+              - name: all
+                collection: items
+                delivery: { type: deliver-on-queue, queue: tests }
+            """)
+        let pipeline = try AssembledPipeline.assemble(configuration)
+        let items = pipeline.store.collection("items")
+        _ = try await items.upsert(["_id": "1", "store_id": "abc123", "name": "b"])
+        _ = try await items.upsert(["_id": "2", "store_id": "other", "name": "a"])
+
+        let held = LockedValue<[[String]]>([])
+        let signals = LockedValue<[SignalNext]>([])
+        let abc = try pipeline.liveQuery(named: "abc").observe { documents, _, signalNext in
+            held.withLock { $0.append(documents.map(\.id)) }
+            signals.withLock { $0.append(signalNext) }
+        }
+        let everything = LockedValue<[Int]>([])
+        let all = try pipeline.liveQuery(named: "all").observe { documents, _, _ in
+            everything.withLock { $0.append(documents.count) }
+        }
+        try await waitUntil { held.withLock { $0 } == [["1"]] && everything.withLock { $0.last } == 2 }
+        _ = try await items.upsert(["_id": "3", "store_id": "abc123", "name": "a"])
+        _ = try await items.upsert(["_id": "4", "store_id": "abc123", "name": "c"])
+        try await waitUntil { everything.withLock { $0.last } == 4 }
+        #expect(held.withLock { $0 } == [["1"]], "nothing more until signalNext")
+        signals.withLock { $0.removeFirst() }()
+        try await waitUntil { held.withLock { $0.count } == 2 }
+        #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
+        abc.stop()
+        all.stop()
+    }
+
+    @Test("Memory pressure lets go of unobserved resources in every service, and keeps observed ones")
+    func memoryPressure() throws {
+        let configuration = try load("""
+            persistence: { type: memory }
+            memory_pressure: { source: { type: manual } }
+            services:
+              a: { base_url: "https://a.example", transport: { type: in-memory } }
+              b: { base_url: "https://b.example", transport: { type: in-memory } }
+            """)
+        let pipeline = try AssembledPipeline.assemble(configuration)
+        let owner = Owner()
+        let a = try pipeline.service(named: "a"), b = try pipeline.service(named: "b")
+        a.resource("/kept").addObserver(owner: owner) { _, _ in }
+        for index in 0..<10 { _ = a.resource("/\(index)"); _ = b.resource("/\(index)") }
+        #expect(a.cachedResourceCount + b.cachedResourceCount == 21)
+        #expect(pipeline.simulateMemoryPressure() == 20)
+        #expect(a.cachedResourceCount == 1)
+        #expect(pipeline.memoryPressureStatistics.events == 1)
+        #expect(pipeline.memoryPressureStatistics.resourcesReleased == 20)
+        #expect(pipeline.memoryPressureSource.name == "manual")
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test("The service group starts the parts, runs the application, then shuts down in reverse: the database last")
+    func lifecycle() async throws {
+        try await withTemporaryDirectory { directory in
+            let order = LockedValue<[String]>([])
+            let registry = PluginRegistry.standard
+            registry.register(RecordingTransportPlugin(order: order))
+            registry.register(RecordingSQLitePlugin(order: order))
+            let configuration = try load("""
+                persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
+                memory_pressure: { source: { type: manual } }
+                services:
+                  api: { base_url: "https://api.example", transport: { type: recording } }
+                """, registry: registry, baseDirectory: directory)
+            let pipeline = try AssembledPipeline.assemble(configuration)
+            #expect(pipeline.lifecycleServices.count == 3)
+            let app = ApplicationService {
+                _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
+                order.withLock { $0.append("application ran") }
+            }
+            try await pipeline.serviceGroup(running: app, logger: Logger(label: "test")).run()
+            #expect(order.withLock { $0 } == ["application ran", "transport shut down", "database closed"])
+            await #expect(throws: PersistenceError.self) {
+                _ = try await pipeline.store.collection("items").upsert(["_id": "2"])
+            }
+        }
+    }
+
+    /// A transport plugin of the test's own, registered like any user's, that records its shutdown.
+    struct RecordingTransportPlugin: PipelinePlugin {
+        let type = "recording"
+        let order: LockedValue<[String]>
+        var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
+        func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws -> TransportComponent {
+            let order = order
+            return TransportComponent(InMemoryTransport(), lifecycle: ShutdownAction("recording transport") {
+                order.withLock { $0.append("transport shut down") }
+            })
+        }
+    }
+
+    /// SQLite persistence whose closing is recorded.
+    struct RecordingSQLitePlugin: PipelinePlugin {
+        let type = "recording-sqlite"
+        let order: LockedValue<[String]>
+        var defaultSettings: SQLitePersistencePlugin.Settings { .init() }
+        func make(_ settings: SQLitePersistencePlugin.Settings, context: AssemblyContext) throws -> PersistenceComponent {
+            var component = try SQLitePersistencePlugin().make(settings, context: context)
+            let closer = component.lifecycle
+            let order = order
+            component.lifecycle = ApplicationService {
+                try await closer?.run()
+                order.withLock { $0.append("database closed") }
+            }
+            return component
+        }
+    }
+
+    struct ApplicationService: ServiceLifecycle.Service {
+        let body: @Sendable () async throws -> Void
+        func run() async throws { try await body() }
+    }
+
+    func shutDown(_ pipeline: AssembledPipeline) async throws {
+        try await pipeline.serviceGroup(running: ApplicationService {}, logger: Logger(label: "test")).run()
+    }
+
+    func waitUntil(_ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("timed out")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
