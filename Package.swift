@@ -183,7 +183,8 @@ let package = Package(
         .executableTarget(
             name: "tether-sample",
             dependencies: [
-                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency",
+                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit", "LiveQueryKit",
+                "PersistenceKit", "RegistryKit", "DeliveryKit", "TetherJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,0 +1,135 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import TetherConcurrency
+
+/// The embedded demo API: a store inventory on 127.0.0.1 (loopback only) and an ephemeral port, with ETags,
+/// occasional slow responses and 503s.
+///
+/// | Path | Answer |
+/// |---|---|
+/// | `GET /stores` | the store ids |
+/// | `GET /stores/{id}/items` | the store's items, with an ETag; `If-None-Match` gives 304 |
+/// | `GET /stores/{id}/items/{item}` | one item, with an ETag |
+final class DemoServer: Sendable {
+    /// What the server saw.
+    struct Statistics: Sendable {
+        var requests = 0
+        var notModified = 0
+        var failed = 0
+        var slow = 0
+        var byPath: [String: Int] = [:]
+        /// Successful answers (200 or 304) by path.
+        var servedByPath: [String: Int] = [:]
+    }
+
+    let baseURL: String
+    private let task: Task<Void, any Error>
+    private let counters: LockedValue<Statistics>
+
+    private init(baseURL: String, task: Task<Void, any Error>, counters: LockedValue<Statistics>) {
+        self.baseURL = baseURL
+        self.task = task
+        self.counters = counters
+    }
+
+    var statistics: Statistics { counters.withLock { $0 } }
+
+    /// How many requests to `path` were answered with data or a 304 (503s and 404s are not counted).
+    func served(to path: String) -> Int {
+        counters.withLock { $0.servedByPath[path] ?? 0 }
+    }
+
+    /// Starts the server; returns once it accepts connections.
+    static func start(settings: ServerSettings) async throws -> DemoServer {
+        let counters = LockedValue(Statistics())
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let responder = CallbackResponder<BasicRequestContext> { request, _ in
+            try await respond(to: request, settings: settings, counters: counters)
+        }
+        let application = Application(
+            responder: responder,
+            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "tether-demo"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: Logger(label: "tether.sample.server", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        let task = Task { try await application.run() }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next(), port > 0 else {
+            task.cancel()
+            throw SampleError("the embedded demo server did not start: \(await task.result)")
+        }
+        return DemoServer(baseURL: "http://127.0.0.1:\(port)", task: task, counters: counters)
+    }
+
+    /// Stops the server and waits until its socket is closed.
+    func stop() async {
+        task.cancel()
+        _ = await task.result
+    }
+
+    private static func respond(
+        to request: Request, settings: ServerSettings, counters: LockedValue<Statistics>
+    ) async throws -> Response {
+        let path = request.uri.path
+        let count = counters.withLock { statistics -> Int in
+            statistics.requests += 1
+            statistics.byPath[path, default: 0] += 1
+            return statistics.requests
+        }
+        if settings.failEvery > 0, count % settings.failEvery == 0 {
+            counters.withLock { $0.failed += 1 }
+            return Response(
+                status: .serviceUnavailable, headers: [.retryAfter: "0", .contentType: "text/plain"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "busy, try again")))
+        }
+        if settings.slowEvery > 0, count % settings.slowEvery == 0 {
+            counters.withLock { $0.slow += 1 }
+            try await Task.sleep(for: settings.slowDelay)
+        }
+        guard request.method == .get, let body = body(for: path) else {
+            return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no such resource: \(path)")))
+        }
+        let tag = Inventory.etag(for: body)
+        if let offered = request.headers[.ifNoneMatch], offered.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
+            counters.withLock {
+                $0.notModified += 1
+                $0.servedByPath[path, default: 0] += 1
+            }
+            return Response(status: .notModified, headers: [.eTag: tag])
+        }
+        counters.withLock { $0.servedByPath[path, default: 0] += 1 }
+        return Response(
+            status: .ok, headers: [.eTag: tag, .contentType: "application/json", .cacheControl: "no-cache"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+
+    /// The body for `path`, or nil when there is no such resource.
+    static func body(for path: String) -> Data? {
+        let segments = path.split(separator: "/").map(String.init)
+        switch segments.count {
+        case 1 where segments[0] == "stores":
+            return Inventory.json(Inventory.stores)
+        case 3 where segments[0] == "stores" && segments[2] == "items" && Inventory.stores.contains(segments[1]):
+            return Inventory.json(Inventory.items(in: segments[1]))
+        case 4 where segments[0] == "stores" && segments[2] == "items":
+            return Inventory.items(in: segments[1]).first { $0.id == segments[3] }.map { Inventory.json($0) }
+        default:
+            return nil
+        }
+    }
+}
+
+/// A failure of the sample itself (not of configuration).
+struct SampleError: Error, CustomStringConvertible {
+    let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import TetherConcurrency
+import TransportKit
+
+/// Samples this process's resident memory (`/proc/self/statm`) on a thread of its own, so that the samples go on
+/// whatever the scenario's threads are doing.
+final class MemorySampler: Sendable {
+    struct Sample: Sendable {
+        /// Milliseconds since sampling started.
+        var milliseconds: Double
+        /// Resident memory, in MiB.
+        var megabytes: Double
+    }
+
+    private let samples = LockedValue<[Sample]>([])
+    private let running = LockedValue(true)
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// Starts sampling every `interval`.
+    init(interval: Duration) {
+        let start = ContinuousClock.now
+        let samples = samples, running = running, finished = finished
+        let pause = max(interval.timeInterval, 0.001)
+        Thread.detachNewThread {
+            while running.withLock({ $0 }) {
+                let elapsed = (ContinuousClock.now - start).timeInterval * 1000
+                samples.withLock { $0.append(Sample(milliseconds: elapsed, megabytes: Double(Self.residentBytes()) / 1_048_576)) }
+                Thread.sleep(forTimeInterval: pause)
+            }
+            finished.signal()
+        }
+    }
+
+    /// Stops sampling; returns the samples.
+    func stop() -> [Sample] {
+        running.withLock { $0 = false }
+        finished.wait()
+        return samples.withLock { $0 }
+    }
+
+    /// The resident set now, in bytes (0 where `/proc` is missing).
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+extension Duration {
+    /// In milliseconds, as a `Double`.
+    var milliseconds: Double { timeInterval * 1000 }
+}

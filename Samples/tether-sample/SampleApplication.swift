@@ -1,0 +1,90 @@
+import Foundation
+import PipelineKit
+import ResourceKit
+import ServiceLifecycle
+
+/// The scenarios, run as the application service of the pipeline's `ServiceGroup`: the background parts start
+/// before it and shut down after it returns.
+struct SampleApplication: ServiceLifecycle.Service {
+    let pipeline: AssembledPipeline
+    let settings: SampleSettings
+    let server: DemoServer?
+    let console: Console
+    let configurationFile: String
+    let reportPath: String
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let service = try pipeline.service(named: settings.service)
+        let baseURL = service.baseURL?.absoluteString ?? "(none)"
+
+        console.section("2. Persistence: the cached list, then revalidation")
+        let persistence = try await PersistenceScenario(pipeline: pipeline, service: service, console: console).run()
+
+        console.section("3. Ownership and eviction")
+        let ownership = await OwnershipScenario(
+            pipeline: pipeline, service: service, settings: settings, server: server, console: console
+        ).run()
+
+        console.section("4. Back pressure: a fast writer, a slow consumer")
+        let runs = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console).run()
+
+        let report = Report(
+            configurationFile: configurationFile, baseURL: baseURL, persistence: persistence, ownership: ownership,
+            backPressure: runs, failures: console.failures, generated: Date())
+        do {
+            try report.write(to: reportPath)
+        } catch {
+            console.check(false, "the report was written to \(reportPath) (\(error))")
+        }
+        Summary(persistence: persistence, ownership: ownership, backPressure: runs, server: server).print(to: console)
+        console.always(String(
+            format: "Report: %@ · %@ · %.1f s", reportPath,
+            console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED",
+            (clock.now - start).milliseconds / 1000))
+    }
+}
+
+/// The table printed at the end.
+struct Summary {
+    let persistence: PersistenceScenario.Result
+    let ownership: OwnershipScenario.Result
+    let backPressure: [BackPressureScenario.Run]
+    let server: DemoServer?
+
+    func print(to console: Console) {
+        var rows: [[String]] = [["Delivery", "Results", "Coalesced", "Most waiting", "Peak +MB", "Final state after", "Right"]]
+        for run in backPressure {
+            rows.append([
+                run.policy, "\(run.deliveries)", "\(run.coalesced)", "\(run.maxWaiting)",
+                String(format: "%.1f", run.peakDeltaMegabytes), String(format: "%.0f ms", run.finalStateMilliseconds),
+                run.finalStateCorrect ? "yes" : "NO",
+            ])
+        }
+        console.always("\nSummary")
+        console.always(Self.table(rows))
+        console.always(
+            "Ownership: \(ownership.screens) screens, \(ownership.closedScreens) closed; \(ownership.evicted) resources let go under pressure, \(ownership.aliveAfterPressure) kept (all observed)")
+        console.always(
+            "Persistence: " + (persistence.cacheHit
+                ? String(format: "cached list after %.1f ms, then %@", persistence.cacheMilliseconds ?? 0, persistence.networkAnswer)
+                : "first run, list fetched (\(persistence.networkAnswer)) and cached; run again to see it restored"))
+        if let statistics = server?.statistics {
+            console.always(
+                "Demo server: \(statistics.requests) requests, \(statistics.notModified) answered 304, \(statistics.failed) answered 503 (retried), \(statistics.slow) slow")
+        }
+    }
+
+    static func table(_ rows: [[String]]) -> String {
+        let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+        func line(_ row: [String]) -> String {
+            row.enumerated().map { index, cell in
+                index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[index] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        let rule = widths.map { String(repeating: "─", count: $0) }.joined(separator: "  ")
+        return ([line(rows[0]), rule] + rows.dropFirst().map(line)).joined(separator: "\n")
+    }
+}

@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PipelineKit
+import PipelinePlugins
+import ServiceLifecycle
+
+/// `tether-sample`: Tether's whole mission on one command, assembled by PipelineKit from `configuration.yaml`.
+@main
+struct TetherSample: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "tether-sample",
+        abstract: "Tether at work: ownership and eviction, back pressure, and a cache that survives restarts.",
+        discussion: """
+            Reads the configuration (transport, persistence, memory pressure, delivery, live queries and the \
+            scenario sizes), starts the embedded demo API on 127.0.0.1 unless the configuration names another base \
+            URL, runs three scenarios, prints a summary and writes an HTML report with memory charts. Run it twice: \
+            the second run shows the cached data at once, then a 304 revalidation. Exits 1 if a promise the sample \
+            checks is broken, 2 if the configuration is wrong.
+            """)
+
+    @Option(name: .long, help: ArgumentHelp("The configuration file.", valueName: "path"))
+    var config = "configuration.yaml"
+
+    @Option(name: .long, help: ArgumentHelp("Where to write the HTML report.", valueName: "path"))
+    var report = "tether-report.html"
+
+    @Flag(name: .long, help: "Print only the checks that fail, the summary and errors; no progress.")
+    var quiet = false
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let console = Console(quiet: quiet)
+        let registry = PluginRegistry.standard
+        registry.registerSection("sample", as: SampleSettings.self)
+        registry.register(DecodableStagePlugin<[InventoryItem]>(type: "inventory"))
+
+        let configuration: PipelineConfiguration
+        do {
+            configuration = try ConfigurationLoader(registry: registry).load(file: config)
+        } catch {
+            FileHandle.standardError.write(Data("error: the configuration is not usable:\n\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let settings = configuration.section("sample", as: SampleSettings.self) ?? SampleSettings()
+        guard let serviceConfiguration = configuration.service(named: settings.service) else {
+            FileHandle.standardError.write(Data("error: \(config): sample.service names '\(settings.service)', which is not under services:\n".utf8))
+            throw ExitCode(2)
+        }
+
+        console.always("Tether sample — configuration \(config)")
+        console.section("1. The embedded demo API")
+        var server: DemoServer?
+        if serviceConfiguration.baseURL == nil {
+            server = try await DemoServer.start(settings: settings.server)
+            console.line("listening on \(server!.baseURL) (loopback only); every \(settings.server.slowEvery)th answer slow, every \(settings.server.failEvery)th a 503")
+        } else {
+            console.line("using \(serviceConfiguration.baseURL!) from the configuration; the embedded server is not started")
+        }
+        let pipeline: AssembledPipeline
+        do {
+            pipeline = try AssembledPipeline.assemble(configuration, defaults: .init(baseURL: server?.baseURL))
+        } catch {
+            await server?.stop()
+            FileHandle.standardError.write(Data("error: the pipeline could not be assembled:\n\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let application = SampleApplication(
+            pipeline: pipeline, settings: settings, server: server, console: console, configurationFile: config,
+            reportPath: report)
+        do {
+            try await pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample")).run()
+        } catch {
+            await server?.stop()
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
+        await server?.stop()
+        if !console.failures.isEmpty { throw ExitCode(1) }
+    }
+}
