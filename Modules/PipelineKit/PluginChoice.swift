@@ -57,10 +57,12 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
         }
         guard let decode = registry.decoder(for: type, of: Product.self) else {
             var message = "unknown \(Product.role) type '\(type)'"
+            let list = known.isEmpty ? "none registered" : known.joined(separator: ", ")
             if let suggestion = SettingsContainer<NoKeys>.closest(to: type, among: Set(known)) {
-                message += "; did you mean '\(suggestion)'?"
+                message += "; did you mean '\(suggestion)'? Known types: " + list
+            } else {
+                message += "; known types: " + list
             }
-            message += " Known types: " + (known.isEmpty ? "none registered" : known.joined(separator: ", "))
             try fail(.init(kind: .unknownType, path: path.appending("type"), pointsAtKey: false, message: message))
         }
         log?.markPluginMapping(path)

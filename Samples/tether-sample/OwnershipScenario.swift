@@ -126,8 +126,8 @@ struct OwnershipScenario {
         let sharing = settings.screens / Inventory.stores.count
         if server != nil {
             console.check(
-                result.listLoadsServed.values.allSatisfy { $0 == 1 },
-                "each store's list was served once, though \(sharing)+ screens asked for it at the same time")
+                result.listLoadsServed.values.allSatisfy { $0 <= 1 },
+                "each store's list was fetched at most once (not at all when the cache held it fresh), though \(sharing)+ screens asked for it at the same time")
         }
 
         // Close every other screen: dropping the owner is all it takes.

@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+
+/// The sample runner as a user runs it: a process, a configuration file, a report on disk.
+@Suite("The sample runner")
+struct SampleRunTests {
+    /// Small sizes, real parts: the embedded server on loopback, AsyncHTTPClient, SQLite files in the folder.
+    static let shortConfiguration = """
+        services:
+          demo:
+            transport: { type: async-http-client }
+            retry: { attempts: 3, initial_backoff: 10ms, jitter: 0 }
+            cache: { key: relative }
+            resources:
+              - pattern: /stores/*/items
+                stages: [{ type: json }, { type: inventory }]
+        persistence: { type: sqlite, store_path: store.sqlite, cache_path: cache.sqlite }
+        memory_pressure: { source: { type: manual } }
+        delivery: { default: { type: next-signal }, resources: { type: deliver-on-queue } }
+        live_queries:
+          - { name: abc-items, collection: items, query: "store_id == $args.store", args: { store: abc123 } }
+        sample:
+          screens: 4
+          details_per_screen: 1
+          documents: 30
+          writes: 150
+          consumer_delay: 1ms
+          sample_interval: 10ms
+          server: { slow_every: 5, slow_delay: 20ms, fail_every: 4 }
+        """
+
+    @Test("A short configuration: exit 0, the summary, a report with one chart per policy; a second run restores the cache and revalidates")
+    func shortRun() async throws {
+        try await SampleProcess.withDirectory { directory in
+            try Self.shortConfiguration.write(to: directory.appendingPathComponent("short.yaml"), atomically: true, encoding: .utf8)
+            let first = try await SampleProcess.run(["--config", "short.yaml", "--report", "report.html"], in: directory)
+            #expect(first.status == 0, "\(first.output)\n\(first.errors)")
+            #expect(first.output.contains("Summary"))
+            for policy in ["next-signal", "deliver-on-queue", "immediate", "naive"] {
+                #expect(first.output.contains("\n" + policy), "the summary has a row for \(policy)")
+            }
+            #expect(first.output.contains("every check passed"))
+            #expect(first.output.contains("first run, list fetched"))
+            let report = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
+            #expect(report.hasPrefix("<!DOCTYPE html>"))
+            for policy in ["next-signal", "deliver-on-queue", "immediate"] {
+                #expect(report.components(separatedBy: "<svg class=\"chart\" data-policy=\"\(policy)\"").count == 2, "one chart for \(policy)")
+            }
+            #expect(report.components(separatedBy: "<svg").count == 4, "three charts, no other images")
+            #expect(!report.contains("http://") || !report.contains("src=\"http"), "no external assets")
+            #expect(!report.contains("<script src") && !report.contains("<link"))
+
+            let second = try await SampleProcess.run(["--config", "short.yaml", "--report", "report.html", "--quiet"], in: directory)
+            #expect(second.status == 0, "\(second.output)\n\(second.errors)")
+            #expect(second.output.contains("Persistence: cached list after"))
+            #expect(second.output.contains("then 304 Not Modified"))
+            #expect(!second.output.contains("opening screens"), "--quiet prints no progress")
+        }
+    }
+
+    @Test("A broken configuration: a non-zero exit, the message with file and line, no stack trace, nothing started")
+    func brokenConfiguration() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let broken = Self.shortConfiguration
+                .replacingOccurrences(of: "type: async-http-client", with: "type: curl")
+                .replacingOccurrences(of: "screens: 4", with: "screens: -1")
+            try broken.write(to: directory.appendingPathComponent("broken.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SampleProcess.run(["--config", "broken.yaml"], in: directory)
+            #expect(result.status == 2)
+            #expect(result.errors.contains("broken.yaml:3:24: services.demo.transport.type: unknown transport type 'curl'; known types: async-http-client, in-memory, urlsession"), "\(result.errors)")
+            #expect(result.errors.contains("broken.yaml:15:12: sample.screens: must be at least 2"), "\(result.errors)")
+            for trace in ["Stack trace", "Fatal error", "Current stack trace", "0x0000"] {
+                #expect(!result.errors.contains(trace))
+            }
+            #expect(!result.output.contains("listening on"), "the server never started")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path), "no database was created")
+        }
+    }
+
+    @Test("A missing configuration file is named; --help explains the flags")
+    func missingFileAndHelp() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let missing = try await SampleProcess.run(["--config", "nope.yaml"], in: directory)
+            #expect(missing.status == 2)
+            #expect(missing.errors.contains("nope.yaml: no configuration file at"))
+            let help = try await SampleProcess.run(["--help"], in: directory)
+            #expect(help.status == 0)
+            for flag in ["--config", "--report", "--quiet"] { #expect(help.output.contains(flag)) }
+        }
+    }
+}
