@@ -121,10 +121,15 @@ struct BackPressureScenario {
         let sampler = MemorySampler(interval: settings.sampleInterval)
         let consumer = Consumer(delay: settings.consumerDelay)
         let liveQuery = try observe(consumer)
+        defer {
+            liveQuery.stop()
+            sampler.stop()
+        }
 
         let clock = ContinuousClock()
         let start = clock.now
         for write in 0..<run.writes {
+            try Task.checkCancellation()
             let index = (write * 7) % settings.documents
             _ = try await items.upsert(Self.item(index, quantity: 1000 + write))
             if reports, write % 50 == 0 { console.progress("\(policy): writing", done: write, total: run.writes) }
@@ -136,13 +141,13 @@ struct BackPressureScenario {
         let expected = Dictionary(uniqueKeysWithValues: try await pipeline.liveQuery(named: settings.liveQuery).query.exec()
             .map { ($0.id, $0.value["quantity"] ?? .null) })
         let deadline = clock.now + .seconds(300)
-        while consumer.processed.withLock({ $0.last }) != expected, clock.now < deadline {
+        while consumer.processed.withLock({ $0.last }) != expected, clock.now < deadline, !Task.isCancelled {
             try await Task.sleep(for: .milliseconds(2))
         }
         run.finalStateMilliseconds = (clock.now - writerEnd).milliseconds
         run.finalStateCorrect = consumer.processed.withLock { $0.last } == expected
         // Let the naive queue drain, so the next run starts clean.
-        while consumer.waiting.withLock({ $0.now }) > 0, clock.now < deadline {
+        while consumer.waiting.withLock({ $0.now }) > 0, clock.now < deadline, !Task.isCancelled {
             try await Task.sleep(for: .milliseconds(5))
         }
         let statistics = liveQuery.deliveryStatistics

@@ -31,10 +31,14 @@ final class MemorySampler: Sendable {
         }
     }
 
-    /// Stops sampling; returns the samples.
+    /// Stops sampling (once; later calls just return the samples); returns the samples.
+    @discardableResult
     func stop() -> [Sample] {
-        running.withLock { $0 = false }
-        finished.wait()
+        let wasRunning = running.withLock { running -> Bool in
+            defer { running = false }
+            return running
+        }
+        if wasRunning { finished.wait() }
         return samples.withLock { $0 }
     }
 

@@ -2,9 +2,11 @@ import Foundation
 import PipelineKit
 import ResourceKit
 import ServiceLifecycle
+import TetherConcurrency
 
 /// The scenarios, run as the application service of the pipeline's `ServiceGroup`: the background parts start
-/// before it and shut down after it returns.
+/// before it and shut down after it returns. SIGINT or SIGTERM cancels the scenarios; the group then shuts the rest
+/// down in reverse, the database last.
 struct SampleApplication: ServiceLifecycle.Service {
     let pipeline: AssembledPipeline
     let settings: SampleSettings
@@ -12,8 +14,19 @@ struct SampleApplication: ServiceLifecycle.Service {
     let console: Console
     let configurationFile: String
     let reportPath: String
+    /// Set when a signal cut the scenarios short.
+    let interrupted = LockedValue(false)
 
     func run() async throws {
+        do {
+            try await cancelWhenGracefulShutdown { try await self.scenarios() }
+        } catch is CancellationError {
+            interrupted.withLock { $0 = true }
+            console.always("\ninterrupted: stopping the scenarios, then the monitor, the HTTP client and the database, in that order")
+        }
+    }
+
+    private func scenarios() async throws {
         let clock = ContinuousClock()
         let start = clock.now
         let service = try pipeline.service(named: settings.service)

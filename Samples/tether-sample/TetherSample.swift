@@ -4,6 +4,7 @@ import Logging
 import PipelineKit
 import PipelinePlugins
 import ServiceLifecycle
+import TetherConcurrency
 
 /// `tether-sample`: Tether's whole mission on one command, assembled by PipelineKit from `configuration.yaml`.
 @main
@@ -80,6 +81,7 @@ struct TetherSample: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await server?.stop()
+        if application.interrupted.withLock({ $0 }) { throw ExitCode(130) }
         if !console.failures.isEmpty { throw ExitCode(1) }
     }
 }

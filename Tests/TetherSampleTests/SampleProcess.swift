@@ -14,7 +14,11 @@ struct SampleProcess {
     }
 
     /// Runs the sample with `arguments` in `directory`; returns its status, standard output and standard error.
-    static func run(_ arguments: [String], in directory: URL, environment: [String: String] = [:]) async throws -> Result {
+    /// With `interruptWhen`, sends SIGINT as soon as the output satisfies it.
+    static func run(
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
+        interruptWhen: ((String) -> Bool)? = nil
+    ) async throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -28,7 +32,14 @@ struct SampleProcess {
         process.standardError = try FileHandle(forWritingTo: errorPath)
         try process.run()
         let deadline = ContinuousClock.now + .seconds(600)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        var interrupted = false
+        while process.isRunning, ContinuousClock.now < deadline {
+            if let interruptWhen, !interrupted, interruptWhen((try? String(contentsOf: outputPath, encoding: .utf8)) ?? "") {
+                process.interrupt()
+                interrupted = true
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
         if process.isRunning { process.terminate() }
         process.waitUntilExit()
         return Result(

@@ -77,6 +77,30 @@ struct SampleRunTests {
         }
     }
 
+    @Test("SIGINT during the scenarios: they stop, the pipeline shuts down, exit 130, and the next run opens the store")
+    func interrupted() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let long = Self.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
+            let clock = ContinuousClock()
+            var signalled = clock.now
+            let result = try await SampleProcess.run(["--config", "long.yaml"], in: directory) { output in
+                signalled = clock.now
+                return output.contains("4. Back pressure")
+            }
+            #expect(result.status == 130, "\(result.output)\n\(result.errors)")
+            #expect(result.output.contains("interrupted: stopping the scenarios"))
+            #expect(clock.now - signalled < .seconds(30), "it stopped promptly")
+            for trace in ["Stack trace", "Fatal error"] { #expect(!result.errors.contains(trace)) }
+            // The store was closed cleanly: the next run opens it (integrity checked on open) and finds the documents.
+            let rerun = try await SampleProcess.run(
+                ["--config", "long.yaml", "--report", "report.html"], in: directory,
+                interruptWhen: { $0.contains("3. Ownership") })
+            #expect(rerun.status == 130)
+            #expect(rerun.output.contains("the store kept"), "\(rerun.output)")
+        }
+    }
+
     @Test("A missing configuration file is named; --help explains the flags")
     func missingFileAndHelp() async throws {
         try await SampleProcess.withDirectory { directory in
