@@ -26,16 +26,14 @@ public enum EnvironmentOverrides {
         guard case .mapping(var top) = root else { return [:] }
         var applied: [ConfigurationPath: String] = [:]
         if case .mapping(var services)? = top["services"] {
-            for (index, pair) in services.enumerated() {
+            for pair in services {
                 guard case .mapping(var service) = pair.value, let name = pair.key.string else { continue }
-                let specific = baseURLVariable(forService: name)
-                guard let variable = value(specific) != nil ? specific : (value("TETHER_BASE_URL") != nil ? "TETHER_BASE_URL" : nil),
+                guard let variable = [baseURLVariable(forService: name), "TETHER_BASE_URL"].first(where: { value($0) != nil }),
                     let url = value(variable)
                 else { continue }
                 service["base_url"] = Node(url)
                 services[pair.key] = .mapping(service)
                 applied[ConfigurationPath([.key("services"), .key(name), .key("base_url")])] = variable
-                _ = index
             }
             top["services"] = .mapping(services)
         }

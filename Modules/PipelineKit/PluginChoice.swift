@@ -50,10 +50,15 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
         let known = registry.types(for: Product.self)
         let typeKey = ConfigurationKey(stringValue: "type")!
         guard let type = try? container.decodeIfPresent(String.self, forKey: typeKey) else {
-            let message = container.contains(typeKey)
-                ? "'type' must be text naming a \(Product.role): one of \(known.joined(separator: ", "))"
-                : "missing key 'type': name a \(Product.role), one of \(known.joined(separator: ", "))"
-            try fail(.init(kind: container.contains(typeKey) ? .wrongType : .missingKey, path: container.contains(typeKey) ? path.appending("type") : path, pointsAtKey: false, message: message))
+            let choices = known.joined(separator: ", ")
+            if container.contains(typeKey) {
+                try fail(.init(
+                    kind: .wrongType, path: path.appending("type"), pointsAtKey: false,
+                    message: "'type' must be text naming a \(Product.role): one of \(choices)"))
+            }
+            try fail(.init(
+                kind: .missingKey, path: path, pointsAtKey: false,
+                message: "missing key 'type': name a \(Product.role), one of \(choices)"))
         }
         guard let decode = registry.decoder(for: type, of: Product.self) else {
             var message = "unknown \(Product.role) type '\(type)'"

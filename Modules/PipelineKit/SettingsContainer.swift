@@ -57,6 +57,14 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
         return container.contains(codingKey) && ((try? container.decodeNil(forKey: codingKey)) == false)
     }
 
+    /// Whether `key` is present with a null value (`key: null` or `key: ~`), as opposed to absent.
+    public func isNull(_ key: Key) -> Bool {
+        guard let container, let codingKey = ConfigurationKey(stringValue: key.rawValue), container.contains(codingKey) else {
+            return false
+        }
+        return (try? container.decodeNil(forKey: codingKey)) == true
+    }
+
     /// The value at `key`, or nil when it is absent, null, or wrong (recorded).
     public func decode<T: Decodable>(_ key: Key, as type: T.Type = T.self) throws -> T? {
         guard let container, let codingKey = ConfigurationKey(stringValue: key.rawValue) else { return nil }
@@ -129,20 +137,17 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
     /// A duration at `key`: seconds as a number (`2.5`) or text with a unit (`250ms`, `2s`, `1m`, `1h`). It must
     /// be positive, or zero where `allowsZero`.
     public func duration(_ key: Key, default defaultValue: Duration, allowsZero: Bool = false) throws -> Duration {
-        guard let value = try decode(key, as: DurationSetting.self)?.duration else { return defaultValue }
-        if value < .zero || (value == .zero && !allowsZero) {
-            try invalid(key, "must be \(allowsZero ? "zero or more" : "more than zero") (found \(value))")
-            return defaultValue
-        }
-        return value
+        try duration(key, allowsZero: allowsZero) ?? defaultValue
     }
 
-    /// An optional duration at `key` (see ``duration(_:default:allowsZero:)``).
+    /// An optional duration at `key` (see ``duration(_:default:allowsZero:)``): nil when absent or wrong (recorded).
     public func duration(_ key: Key, allowsZero: Bool = false) throws -> Duration? {
-        guard contains(key) else { return nil }
-        let sentinel = Duration.seconds(-1)
-        let value = try duration(key, default: sentinel, allowsZero: allowsZero)
-        return value == sentinel ? nil : value
+        guard let value = try decode(key, as: DurationSetting.self)?.duration else { return nil }
+        if value < .zero || (value == .zero && !allowsZero) {
+            try invalid(key, "must be \(allowsZero ? "zero or more" : "more than zero") (found \(value))")
+            return nil
+        }
+        return value
     }
 
     /// A decoder for the value at `key`, to hand to a nested type; nil when absent.

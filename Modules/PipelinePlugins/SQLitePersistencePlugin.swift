@@ -54,10 +54,10 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             self.init()
             let settings = try decoder.settings(CodingKeys.self)
             storePath = try settings.decode(.storePath, default: storePath, where: { !$0.isEmpty }, "must name a file")
-            if settings.contains(.cachePath) {
+            if settings.isNull(.cachePath) {
+                cachePath = nil
+            } else {
                 cachePath = try settings.decode(.cachePath, default: cachePath ?? "", where: { !$0.isEmpty }, "must name a file (or be null for no cache)")
-            } else if (try? decoder.container(keyedBy: ConfigurationKey.self).contains(ConfigurationKey(stringValue: "cache_path")!)) == true {
-                cachePath = nil  // `cache_path: null`
             }
             busyTimeout = try settings.duration(.busyTimeout, default: busyTimeout, allowsZero: true)
             maxReaders = try settings.decode(.maxReaders, default: maxReaders, where: { $0 >= 1 }, "must be at least 1")
