@@ -52,10 +52,13 @@ struct SQLiteReader: DocumentReader {
         }
     }
 
-    /// Runs `body`, turning database errors into persistence errors with context.
+    /// Runs `body`, turning database errors into persistence errors with context. Cancellation (GRDB stops the
+    /// statements of a cancelled task) stays a `CancellationError`, as Swift code expects.
     func guarding<T>(collection: String? = nil, id: String? = nil, _ body: () throws -> T) throws -> T {
         do {
             return try body()
+        } catch let cancellation as CancellationError {
+            throw cancellation
         } catch {
             throw PersistenceError.mapping(error, file: file, collection: collection, id: id)
         }

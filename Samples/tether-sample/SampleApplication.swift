@@ -18,9 +18,15 @@ struct SampleApplication: ServiceLifecycle.Service {
     let interrupted = LockedValue(false)
 
     func run() async throws {
+        let interrupted = interrupted
         do {
-            try await cancelWhenGracefulShutdown { try await self.scenarios() }
-        } catch is CancellationError {
+            try await withGracefulShutdownHandler {
+                try await cancelWhenGracefulShutdown { try await self.scenarios() }
+            } onGracefulShutdown: {
+                interrupted.withLock { $0 = true }
+            }
+        } catch where error is CancellationError || interrupted.withLock({ $0 }) {
+            // Whatever the scenarios were doing when they were cancelled (a write, a request) ends here.
             interrupted.withLock { $0 = true }
             console.always("\ninterrupted: stopping the scenarios, then the monitor, the HTTP client and the database, in that order")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import PersistenceKit
 import SQLiteAdapter
+import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import Testing
@@ -29,6 +30,30 @@ struct SQLiteDocumentStoreTests {
             #expect(try await again.document(id: "a", in: "items")?.body == ["_id": "a", "v": 1])
             #expect(try await again.integrityCheck() == ["ok"])
             try again.close()
+        }
+    }
+
+    @Test("A cancelled write throws CancellationError, and its transaction is rolled back")
+    func cancelledWrite() async throws {
+        try await TemporaryDirectory.with { directory in
+            let store = try SQLiteDocumentStore(path: directory.file("store.sqlite"))
+            let started = LockedValue(false)
+            let task = Task {
+                try await store.write { transaction in
+                    started.withLock { $0 = true }
+                    for index in 0..<2_000_000 {
+                        _ = try transaction.upsert(["_id": .string("d\(index)")], into: "items")
+                    }
+                }
+            }
+            while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+            try await Task.sleep(for: .milliseconds(20))
+            task.cancel()
+            let outcome = await task.result
+            #expect(throws: CancellationError.self) { try outcome.get() }
+            let everything = try DocumentQuery(collection: "items")
+            #expect(try await store.read { try $0.count(matching: everything) } == 0, "nothing of the cancelled transaction stays")
+            try store.close()
         }
     }
 
