@@ -363,6 +363,19 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     }
 }
 
+// Fuzz targets (libFuzzer) are declared only on demand, like the benchmarks: Scripts/fuzz.sh builds them with
+//   TETHER_FUZZ=1 swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product …
+if Context.environment["TETHER_FUZZ"] != nil {
+    package.targets += [
+        .executableTarget(
+            name: "FuzzQueryParser", dependencies: ["LiveQueryKit", "PersistenceKit", "TetherJSON"],
+            path: "Fuzz/QueryParser", exclude: ["corpus"]),
+        .executableTarget(
+            name: "FuzzConfigurationLoader", dependencies: ["PipelineKit"],
+            path: "Fuzz/ConfigurationLoader", exclude: ["corpus"]),
+    ]
+}
+
 for target in package.targets {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

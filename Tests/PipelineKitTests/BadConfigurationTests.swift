@@ -22,6 +22,16 @@ struct BadConfigurationTests {
         #expect(found.first?.message.hasPrefix("YAML syntax:") == true)
     }
 
+    @Test("CRLF and CR line endings count lines as LF does (a fuzzer's find: the line is YAML's, not a count of \\n)")
+    func lineEndings() {
+        let lf = "memory_pressure:\n  count_limit: 0\nservices:\n  demo:\n    expiry: soon\n"
+        for ending in ["\n", "\r\n", "\r"] {
+            let found = issues(lf.replacingOccurrences(of: "\n", with: ending))
+            #expect(found.map(\.line) == [2, 5], "with \(ending.debugDescription) line endings")
+            #expect(found.map(\.column) == [16, 13], "with \(ending.debugDescription) line endings")
+        }
+    }
+
     @Test("A duplicate key is a syntax error at its line")
     func duplicateKey() {
         let found = issues("""

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Fuzzes the live-query parser and the configuration loader with libFuzzer (-sanitize=fuzzer,address).
+#   Scripts/fuzz.sh [query-parser|configuration-loader|all] [runs]     (default: all, 1000000 runs each)
+# The seed corpora are committed under Fuzz/<Target>/corpus; what the fuzzer adds goes to .build-fuzz/corpus/<target>.
+# A crash leaves its input as .build-fuzz/crash-*: turn it into a fixed bug and a regression test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+which=${1:-all}
+runs=${2:-1000000}
+
+fuzz() {
+    local product=$1 seeds=$2 max_len=$3
+    echo "=== $product: building (release, -sanitize=fuzzer,address)"
+    TETHER_FUZZ=1 swift build -c release --scratch-path .build-fuzz \
+        -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library --product "$product" 2>&1 | tail -1
+    local corpus=".build-fuzz/corpus/$product"
+    mkdir -p "$corpus"
+    echo "=== $product: $runs runs"
+    ".build-fuzz/release/$product" "$corpus" "$seeds" -runs="$runs" -max_len="$max_len" -timeout=10 \
+        -rss_limit_mb=4096 -artifact_prefix=.build-fuzz/ -print_final_stats=1 2>&1 | tee ".build-fuzz/$product.log" | grep -E "^#[0-9]+ +(DONE|INITED)|^Done|stat::|ERROR|SUMMARY" || true
+    if grep -qE "ERROR: (libFuzzer|AddressSanitizer)|deadly signal|Fatal error" ".build-fuzz/$product.log"; then
+        echo "error: $product found a problem; see .build-fuzz/$product.log and .build-fuzz/crash-*"
+        exit 1
+    fi
+}
+
+case "$which" in
+    query-parser) fuzz FuzzQueryParser Fuzz/QueryParser/corpus 256 ;;
+    configuration-loader) fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096 ;;
+    all)
+        fuzz FuzzQueryParser Fuzz/QueryParser/corpus 256
+        fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096
+        ;;
+    *) echo "usage: Scripts/fuzz.sh [query-parser|configuration-loader|all] [runs]"; exit 2 ;;
+esac
