@@ -1,14 +1,14 @@
-import GRDB
-import PersistenceKit
+package import GRDB
+package import PersistenceKit
 
 /// Compiles a `DocumentQuery` to SQL over `tether_documents`, with SQLite's JSON functions and bound parameters
 /// only: paths and literals travel as arguments, never as SQL text. Every condition evaluates to 0 or 1 (never
 /// NULL), so `NOT` and `OR` behave as in `DocumentPredicate.matches(_:)`.
-struct SQLiteQueryCompiler {
+package struct SQLiteQueryCompiler {
     private(set) var arguments: [(any DatabaseValueConvertible)?] = []
 
     /// `SELECT id, body … WHERE … ORDER BY … LIMIT … OFFSET …`.
-    static func select(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
+    package static func select(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
         var compiler = SQLiteQueryCompiler()
         compiler.arguments.append(query.collection)
         let condition = compiler.condition(query.predicate)
@@ -29,7 +29,7 @@ struct SQLiteQueryCompiler {
     }
 
     /// `SELECT count(*) … WHERE …`.
-    static func count(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
+    package static func count(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
         var compiler = SQLiteQueryCompiler()
         compiler.arguments.append(query.collection)
         let condition = compiler.condition(query.predicate)
