@@ -65,7 +65,7 @@ public struct ConfigurationLoader: Sendable {
         do {
             root = try Yams.compose(yaml: yaml) ?? Node.mapping(Node.Mapping([]))
         } catch {
-            throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error)])
+            throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: yaml)])
         }
         let overrides = EnvironmentOverrides.apply(environment, to: &root)
         let log = IssueLog()
@@ -100,7 +100,20 @@ public struct ConfigurationLoader: Sendable {
         return configuration
     }
 
-    static func syntaxIssue(_ error: any Error) -> ConfigurationError.Issue {
+    static func syntaxIssue(_ error: any Error, in yaml: String) -> ConfigurationError.Issue {
+        var issue = describe(error)
+        // libyaml puts the end of the stream on a line after the last; point at the last line's end instead (a
+        // fuzzer's find: "line 3" in a two-line file).
+        let lines = yaml.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
+        if let line = issue.line, line > lines.count, let last = lines.last {
+            issue.line = lines.count
+            issue.column = last.count + 1
+            issue.message += " (at the end of the file)"
+        }
+        return issue
+    }
+
+    private static func describe(_ error: any Error) -> ConfigurationError.Issue {
         guard let yamlError = error as? YamlError else {
             return .init(kind: .syntax, path: "", message: "the YAML does not parse: \(error)")
         }

@@ -32,6 +32,15 @@ struct BadConfigurationTests {
         }
     }
 
+    @Test("A syntax error at the end of a file without a final newline points at the last line (a fuzzer's find)")
+    func syntaxAtEnd() {
+        let found = issues("a: [1, {b: &x 2}, *x]\n---- ")
+        #expect(found.count == 1)
+        #expect(found.first?.line == 2)
+        #expect(found.first?.column == 6)
+        #expect(found.first?.message.hasSuffix("(at the end of the file)") == true)
+    }
+
     @Test("A duplicate key is a syntax error at its line")
     func duplicateKey() {
         let found = issues("""
