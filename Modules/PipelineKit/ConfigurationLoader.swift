@@ -64,6 +64,10 @@ public struct ConfigurationLoader: Sendable {
         var root: Node
         do {
             root = try Yams.compose(yaml: yaml) ?? Node.mapping(Node.Mapping([]))
+            // A document with nothing in it (`---` alone, `~`) is an empty configuration, like an empty file.
+            if case .scalar(let scalar) = root, ["", "~", "null", "Null", "NULL"].contains(scalar.string) {
+                root = Node.mapping(Node.Mapping([]))
+            }
         } catch {
             throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: yaml)])
         }
@@ -91,7 +95,8 @@ public struct ConfigurationLoader: Sendable {
         let entries = log.entries
         guard entries.isEmpty, var configuration else {
             let locator = NodeLocator(root: root, overrides: overrides)
-            let issues = entries.map(locator.issue(for:)).sorted { ($0.line ?? .max, $0.column ?? 0) < ($1.line ?? .max, $1.column ?? 0) }
+            let issues = entries.map { Self.clampedToText(locator.issue(for: $0), yaml) }
+                .sorted { ($0.line ?? .max, $0.column ?? 0) < ($1.line ?? .max, $1.column ?? 0) }
             throw ConfigurationError(file: file, issues: issues)
         }
         configuration.file = file
@@ -101,15 +106,18 @@ public struct ConfigurationLoader: Sendable {
     }
 
     static func syntaxIssue(_ error: any Error, in yaml: String) -> ConfigurationError.Issue {
-        var issue = describe(error)
-        // libyaml puts the end of the stream on a line after the last; point at the last line's end instead (a
-        // fuzzer's find: "line 3" in a two-line file).
+        clampedToText(describe(error), yaml)
+    }
+
+    /// libyaml marks the end of the stream on a line after the last: point at the last line's end instead (a
+    /// fuzzer's find: "line 3" in a two-line file).
+    static func clampedToText(_ issue: ConfigurationError.Issue, _ yaml: String) -> ConfigurationError.Issue {
         let lines = yaml.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline)
-        if let line = issue.line, line > lines.count, let last = lines.last {
-            issue.line = lines.count
-            issue.column = last.count + 1
-            issue.message += " (at the end of the file)"
-        }
+        guard let line = issue.line, line > lines.count, let last = lines.last else { return issue }
+        var issue = issue
+        issue.line = lines.count
+        issue.column = last.count + 1
+        issue.message += " (at the end of the file)"
         return issue
     }
 

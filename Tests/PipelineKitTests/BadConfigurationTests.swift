@@ -41,6 +41,15 @@ struct BadConfigurationTests {
         #expect(found.first?.message.hasSuffix("(at the end of the file)") == true)
     }
 
+    @Test("An empty document (---) is an empty configuration; a problem at the end of the text points at its last line")
+    func emptyDocumentAndEnd() throws {
+        #expect(try load("\n---").services.isEmpty)
+        #expect(try load("--- ~\n").services.isEmpty)
+        let found = issues("live_queries:\n  -")
+        #expect(!found.isEmpty)
+        #expect(found.allSatisfy { ($0.line ?? 0) <= 2 }, "\(found)")
+    }
+
     @Test("A duplicate key is a syntax error at its line")
     func duplicateKey() {
         let found = issues("""
