@@ -32,11 +32,17 @@ struct OwnershipScenario {
         let resources: [Resource]
         let activity: Activity
 
+        /// Screens alive now, across every run (the soak checks it returns to zero).
+        static let alive = LockedValue(0)
+
         init(name: String, resources: [Resource], activity: Activity) {
             self.name = name
             self.resources = resources
             self.activity = activity
+            Self.alive.withLock { $0 += 1 }
         }
+
+        deinit { Self.alive.withLock { $0 -= 1 } }
 
         func resourceChanged(_ resource: Resource, event: ResourceEvent) {
             activity.heard()
@@ -48,12 +54,19 @@ struct OwnershipScenario {
         let released: LockedValue<Int>
         let activity: Activity
 
+        /// Owner-held observers alive now, across every run.
+        static let alive = LockedValue(0)
+
         init(released: LockedValue<Int>, activity: Activity) {
             self.released = released
             self.activity = activity
+            Self.alive.withLock { $0 += 1 }
         }
 
-        deinit { released.withLock { $0 += 1 } }
+        deinit {
+            released.withLock { $0 += 1 }
+            Self.alive.withLock { $0 -= 1 }
+        }
 
         func resourceChanged(_ resource: Resource, event: ResourceEvent) {
             activity.heard()
@@ -84,6 +97,7 @@ struct OwnershipScenario {
         let flavours = ["self-owned", "owner-held", "closure"]
         var screens: [Screen] = []
         var loads: [Request] = []
+        let servedBefore = Dictionary(uniqueKeysWithValues: Inventory.stores.map { ($0, server?.served(to: "/stores/\($0)/items") ?? 0) })
         for index in 0..<settings.screens {
             let store = Inventory.stores[index % Inventory.stores.count]
             let list = service.resource("/stores/\(store)/items")
@@ -117,7 +131,7 @@ struct OwnershipScenario {
         result.observedAfterOpening = Set(screens.flatMap { $0.resources.map(ObjectIdentifier.init) }).count
         if let server {
             for store in Inventory.stores {
-                result.listLoadsServed[store] = server.served(to: "/stores/\(store)/items")
+                result.listLoadsServed[store] = server.served(to: "/stores/\(store)/items") - (servedBefore[store] ?? 0)
             }
         }
         console.line(

@@ -14,6 +14,8 @@ struct SampleApplication: ServiceLifecycle.Service {
     let console: Console
     let configurationFile: String
     let reportPath: String
+    /// With a duration, the soak instead of one pass.
+    let soak: Duration?
     /// Set when a signal cut the scenarios short.
     let interrupted = LockedValue(false)
 
@@ -36,6 +38,17 @@ struct SampleApplication: ServiceLifecycle.Service {
         let clock = ContinuousClock()
         let start = clock.now
         let service = try pipeline.service(named: settings.service)
+        if let soak {
+            console.section("Soak: \(Int(soak.milliseconds / 1000)) s of ownership churn, memory pressure, server faults and back pressure")
+            let result = try await SoakScenario(
+                pipeline: pipeline, service: service, settings: settings, server: server, console: console, duration: soak
+            ).run()
+            console.always(String(
+                format: "Soak: %d rounds in %.0f s · slope %+.3f MB/min after %.0f s · %@",
+                result.rounds, result.seconds, result.slopeMegabytesPerMinute, result.warmUpSeconds,
+                console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED"))
+            return
+        }
         let baseURL = service.baseURL?.absoluteString ?? "(none)"
 
         console.section("2. Persistence: the cached list, then revalidation")

@@ -14,7 +14,7 @@ struct SampleSettings: Decodable, Sendable {
     /// Back pressure: how many documents the collection holds.
     var documents = 1500
     /// Back pressure: how many commits the fast writer makes.
-    var writes = 3000
+    var writes = 6000
     /// Back pressure: how long the slow consumer takes per delivery.
     var consumerDelay = Duration.milliseconds(10)
     /// Back pressure: how often memory is sampled.

@@ -29,6 +29,17 @@ struct TetherSample: AsyncParsableCommand {
     @Flag(name: .long, help: "Print only the checks that fail, the summary and errors; no progress.")
     var quiet = false
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Instead of one pass, run the ownership and back-pressure scenarios in a loop for this many seconds, sampling memory every second; report the slope and what is left alive.",
+            valueName: "seconds"))
+    var soak: Int?
+
+    func validate() throws {
+        if let soak, soak < 1 { throw ValidationError("--soak takes a number of seconds, at least 1 (got \(soak))") }
+    }
+
     func run() async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -72,7 +83,7 @@ struct TetherSample: AsyncParsableCommand {
         }
         let application = SampleApplication(
             pipeline: pipeline, settings: settings, server: server, console: console, configurationFile: config,
-            reportPath: report)
+            reportPath: report, soak: soak.map { .seconds($0) })
         do {
             try await pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample")).run()
         } catch {
