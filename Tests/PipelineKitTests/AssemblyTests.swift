@@ -49,15 +49,16 @@ struct AssemblyTests {
                     expiry: 5s
                     stages: [{ type: item-list }]
             """, registry: registry)
-        let pipeline = try AssembledPipeline.assemble(configuration)
+        try await withPipeline(configuration) { pipeline, tracker in
         let service = try pipeline.service(named: "shop")
-        let items = service.resource("/items")
+        let items = tracker.track(service.resource("/items"), "resource /items")
         #expect(items.configuration().expirationTime == .seconds(5))
         #expect(service.resource("/other").configuration().expirationTime == .seconds(45))
         let outcome = await items.load().outcome
         #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])
         let transport = try #require(service.transport as? InMemoryTransport)
         #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
+        }
     }
 
     @Test("Retries from configuration wrap the transport")
@@ -131,7 +132,7 @@ struct AssemblyTests {
                 collection: items
                 delivery: { type: deliver-on-queue, queue: tests }
             """)
-        let pipeline = try AssembledPipeline.assemble(configuration)
+        try await withPipeline(configuration) { pipeline, tracker in
         let items = pipeline.store.collection("items")
         _ = try await items.upsert(["_id": "1", "store_id": "abc123", "name": "b"])
         _ = try await items.upsert(["_id": "2", "store_id": "other", "name": "a"])
@@ -156,10 +157,13 @@ struct AssemblyTests {
         #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
         abc.stop()
         all.stop()
+        tracker.track(abc, "live query abc")
+        tracker.track(all, "live query all")
+        }
     }
 
     @Test("Memory pressure lets go of unobserved resources in every service, and keeps observed ones")
-    func memoryPressure() throws {
+    func memoryPressure() async throws {
         let configuration = try load("""
             persistence: { type: memory }
             memory_pressure: { source: { type: manual } }
@@ -167,7 +171,7 @@ struct AssemblyTests {
               a: { base_url: "https://a.example", transport: { type: in-memory } }
               b: { base_url: "https://b.example", transport: { type: in-memory } }
             """)
-        let pipeline = try AssembledPipeline.assemble(configuration)
+        try await withPipeline(configuration) { pipeline, _ in
         let owner = Owner()
         let a = try pipeline.service(named: "a"), b = try pipeline.service(named: "b")
         a.resource("/kept").addObserver(owner: owner) { _, _ in }
@@ -179,6 +183,7 @@ struct AssemblyTests {
         #expect(pipeline.memoryPressureStatistics.resourcesReleased == 20)
         #expect(pipeline.memoryPressureSource.name == "manual")
         withExtendedLifetime(owner) {}
+        }
     }
 
     @Test("The service group starts the parts, runs the application, then shuts down in reverse: the database last")

@@ -1,6 +1,8 @@
 import Foundation
 import PipelineKit
 import PipelinePlugins
+import ResourceKit
+import TetherTesting
 import Testing
 
 /// Loads `yaml` with the standard plugins (and `registry` changes), or returns the error.
@@ -31,4 +33,28 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: url) }
     return try await body(url)
+}
+
+/// Assembles `configuration`, runs `body` with the pipeline, and checks that once the test has let go, the pipeline,
+/// its store, its services and their transports (which any leaked resource would keep alive) are all deallocated.
+func withPipeline<T>(
+    _ configuration: PipelineConfiguration, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: (AssembledPipeline, LeakTracker) async throws -> T
+) async throws -> T {
+    let tracker = LeakTracker()
+    let result: T
+    do {
+        let pipeline = tracker.track(try AssembledPipeline.assemble(configuration), "pipeline")
+        tracker.track(pipeline.store, "store")
+        for (name, service) in pipeline.services {
+            tracker.track(service, "service \(name)")
+            tracker.track(service.transport as AnyObject, "transport of \(name)")
+        }
+        result = try await body(pipeline, tracker)
+    }
+    // Observers on queues of their own drop their last references when their queue runs its last job.
+    let deadline = ContinuousClock.now + .seconds(5)
+    while !tracker.survivors.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+    #expect(tracker.survivors.isEmpty, "still alive after the test: \(tracker.survivors)", sourceLocation: sourceLocation)
+    return result
 }
