@@ -15,10 +15,11 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let seconds = try? container.decode(Double.self) {
-            guard seconds.isFinite else {
-                throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "not a finite duration"))
+            guard let value = Self.duration(seconds: seconds) else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: decoder.codingPath, debugDescription: "not a usable duration: at most 100 years either way"))
             }
-            duration = .milliseconds(Int64((seconds * 1000).rounded()))
+            duration = value
             return
         }
         guard let text = try? container.decode(String.self), let parsed = Self.parse(text) else {
@@ -35,10 +36,20 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         for (unit, seconds) in units where trimmed.hasSuffix(unit) {
             let number = trimmed.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
-            guard let value = Double(number), value.isFinite else { return nil }
-            return .milliseconds(Int64((value * seconds * 1000).rounded()))
+            guard let value = Double(number) else { return nil }
+            return duration(seconds: value * seconds)
         }
         return nil
+    }
+
+    /// The longest duration configuration accepts, either way: 100 years. (A fuzzer's find: `1e300h` trapped when
+    /// converted to whole milliseconds.)
+    public static let limit = Duration.seconds(100 * 365 * 24 * 3600)
+
+    /// `seconds` as a duration in whole milliseconds; nil when not finite or beyond ``limit``.
+    static func duration(seconds: Double) -> Duration? {
+        guard seconds.isFinite, abs(seconds) <= Double(limit.components.seconds) else { return nil }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
     }
 }
 
@@ -76,7 +87,8 @@ public struct ByteCountSetting: Decodable, Sendable, Hashable {
         ]
         for (unit, factor) in units where trimmed.uppercased().hasSuffix(unit.uppercased()) {
             let number = trimmed.dropLast(unit.count).trimmingCharacters(in: .whitespaces)
-            guard let value = Double(number), value.isFinite, value * factor < Double(Int.max) else { return nil }
+            // Within ±2^62, so that the conversion to Int can never trap (negative sizes are refused by the caller).
+            guard let value = Double(number), value.isFinite, abs(value * factor) < 4.6e18 else { return nil }
             return Int((value * factor).rounded())
         }
         return nil

@@ -207,9 +207,18 @@ struct PluginDecodingTests {
         #expect(DurationSetting.parse("1h") == .seconds(3600))
         #expect(DurationSetting.parse("soon") == nil)
         #expect(DurationSetting.parse("ms") == nil)
+        // Beyond 100 years, or not finite, is refused rather than trapping (a fuzzer's find: "1e300h").
+        #expect(DurationSetting.parse("1e300h") == nil)
+        #expect(DurationSetting.parse("-1e300s") == nil)
+        #expect(DurationSetting.parse("infs") == nil)
+        #expect(DurationSetting.parse("101000000m") == nil)
+        #expect(issues("services: { demo: { retry: { max_backoff: 1e300h }, expiry: 1e300 } }").map(\.path)
+            == ["services.demo.retry.max_backoff", "services.demo.expiry"])
         #expect(ByteCountSetting.parse("512MB") == 512_000_000)
         #expect(ByteCountSetting.parse("2GiB") == 2 << 30)
         #expect(ByteCountSetting.parse("100 B") == 100)
         #expect(ByteCountSetting.parse("KB") == nil)
+        #expect(ByteCountSetting.parse("-1e300GB") == nil)
+        #expect(ByteCountSetting.parse("1e300GB") == nil)
     }
 }
