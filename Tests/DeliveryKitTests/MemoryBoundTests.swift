@@ -37,7 +37,10 @@ struct MemoryBoundTests {
             }
         }
         let most = Self.pushAndCount(into: lane, counter: counter)
-        #expect(most <= 2, "at most one being processed and one waiting")
+        // The lane holds at most 2 (heldHighWater, below). A third can be alive for an instant because this
+        // consumer signals from another queue, possibly before its handler has returned and let go of its payload:
+        // seen once in CI under ThreadSanitizer with the machine fully loaded.
+        #expect(most <= 3, "at most one in the handler, one being processed and one waiting")
         #expect(eventually { seen.last == Self.payloads }, "ends on the final payload")
         #expect(lane.statistics.heldHighWater <= 2)
         #expect(seen.count < Self.payloads / 10, "coalesced: \(seen.count) deliveries for \(Self.payloads) payloads")
