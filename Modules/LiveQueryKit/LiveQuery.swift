@@ -1,4 +1,5 @@
 public import DeliveryKit
+import TetherConcurrency
 import PersistenceKit
 
 /// An observation of a query. It ends on ``stop()`` or when this handle is deinitialized — except for the
@@ -25,6 +26,7 @@ public final class LiveQuery: Sendable, CustomStringConvertible {
         self.gate = gate
         self.stopsOnDeinit = stopsOnDeinit
         self.query = query
+        LifetimeTracking.made(self, "live query \"\(query)\"")
     }
 
     /// Ends the observation. No handler call begins after this returns, and none is running on another thread

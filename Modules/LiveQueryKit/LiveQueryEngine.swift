@@ -82,6 +82,7 @@ final class LiveQueryEngine: Sendable {
     init(documents: any DocumentStore, logger: Logger) {
         self.documents = documents
         self.logger = logger
+        LifetimeTracking.made(self, "live-query engine")
     }
 
     var statistics: LiveQueryStatistics {

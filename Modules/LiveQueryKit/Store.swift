@@ -1,6 +1,7 @@
 public import Logging
 public import PersistenceKit
 public import TetherJSON
+import TetherConcurrency
 
 /// Collections of documents you write and observe: Ditto's local store, over any ``PersistenceKit/DocumentStore``.
 ///
@@ -24,6 +25,7 @@ public final class Store: Sendable {
     public init(_ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery")) {
         self.documents = documents
         self.engine = LiveQueryEngine(documents: documents, logger: logger)
+        LifetimeTracking.made(self, "store")
     }
 
     /// A store in memory, with the same semantics as one on a file.

@@ -16,7 +16,9 @@ public final class InMemoryDocumentStore: DocumentStore {
     public let changes = ChangeFeed()
 
     /// Makes an empty store.
-    public init() {}
+    public init() {
+        LifetimeTracking.made(self, "in-memory document store")
+    }
 
     /// Runs `body` on a copy of the data; the copy replaces the data if `body` returns.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {

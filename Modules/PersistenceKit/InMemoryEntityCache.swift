@@ -7,7 +7,9 @@ public final class InMemoryEntityCache: EntityCache {
     let entries = LockedValue<[String: CachedEntity]>([:])
 
     /// Makes an empty cache.
-    public init() {}
+    public init() {
+        LifetimeTracking.made(self, "in-memory entity cache")
+    }
 
     /// The entry for `key`, or nil.
     public func readEntity(forKey key: String) throws -> CachedEntity? {

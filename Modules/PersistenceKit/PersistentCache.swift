@@ -32,6 +32,7 @@ public final class PersistentCache: Sendable {
         self.keyFunction = key
         self.logger = logger
         self.queue = DispatchQueue(label: "tether.persistence.cache")
+        LifetimeTracking.made(self, "persistent cache")
     }
 
     /// The key for `url`, or nil when the resource is not cached.

@@ -42,6 +42,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         self.url = url
         self.invalid = invalid
         observers = ObserverTable { sink, notice in sink.deliver(notice) }
+        LifetimeTracking.made(self, "resource \(url?.absoluteString ?? invalid?.text ?? key)")
     }
 
     /// The URL as a string, or the text that was not a valid URL.

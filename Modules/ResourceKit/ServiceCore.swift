@@ -81,6 +81,7 @@ final class ServiceCore: Sendable {
                 pattern: .all, methods: nil, description: "standard transformers",
                 configurer: { $0.pipeline = pipeline })
         ])
+        LifetimeTracking.made(self, "service \(base ?? "(no base URL)")")
     }
 
     /// The live public face, if there is one.

@@ -33,6 +33,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         pool = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: DocumentSchema.migrator)
         tracker = ChangeTracker(feed: changes)
         pool.add(transactionObserver: tracker, extent: .observerLifetime)
+        LifetimeTracking.made(self, "SQLite document store \(path)")
     }
 
     /// Runs `body` in a write transaction on GRDB's writer connection (see

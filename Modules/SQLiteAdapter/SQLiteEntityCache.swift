@@ -44,6 +44,7 @@ public final class SQLiteEntityCache: EntityCache {
         }
         pool = LockedValue(opened)
         movedAside.withLock { $0 = moved }
+        LifetimeTracking.made(self, "SQLite entity cache \(path)")
     }
 
     /// Where damaged files were moved, oldest first.
