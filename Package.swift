@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "PipelinePlugins", targets: ["PipelinePlugins"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
+        .library(name: "TetherTestingTraits", targets: ["TetherTestingTraits"]),
         .library(name: "TransportConformance", targets: ["TransportConformance"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
@@ -157,6 +158,10 @@ let package = Package(
             name: "TetherTesting",
             dependencies: ["OwnershipKit", "TransportKit", "PersistenceKit", "TetherJSON", "TetherConcurrency"],
             path: "Modules/TetherTesting"),
+        // Swift Testing traits (the leak check) apart from TetherTesting, which PipelineKit links: no test library
+        // in applications.
+        .target(
+            name: "TetherTestingTraits", dependencies: ["TetherTesting"], path: "Modules/TetherTestingTraits"),
         .target(
             name: "TransportConformance",
             dependencies: [
@@ -233,7 +238,10 @@ let package = Package(
         ),
         .testTarget(
             name: "ResourceKitTests",
-            dependencies: ["ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherConcurrency"],
+            dependencies: [
+                "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherTestingTraits",
+                "TetherConcurrency",
+            ],
             path: "Tests/ResourceKitTests"
         ),
         .testTarget(
@@ -258,7 +266,7 @@ let package = Package(
             name: "TransportConformanceTests",
             dependencies: [
                 "TransportConformance", "TransportKit", "TetherTesting", "URLSessionAdapter", "AsyncHTTPClientAdapter",
-                "ResourceKit", "TetherConcurrency",
+                "TetherTestingTraits", "ResourceKit", "TetherConcurrency",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -269,14 +277,14 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "DeliveryKit", "TetherTesting",
-                "TetherConcurrency", .product(name: "PropertyBased", package: "swift-property-based"),
+                "TetherTestingTraits", "TetherConcurrency", .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
         ),
         .testTarget(
             name: "PersistenceKitTests",
             dependencies: [
-                "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency",
+                "TetherTestingTraits", "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/PersistenceKitTests"
@@ -291,7 +299,7 @@ let package = Package(
             name: "SQLiteAdapterTests",
             dependencies: [
                 "SQLiteAdapter", "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency", "ResourceKit",
-                "TransportKit", "TransportConformance", "tether-persistence-probe",
+                "TetherTestingTraits", "TransportKit", "TransportConformance", "tether-persistence-probe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -301,7 +309,8 @@ let package = Package(
             name: "PipelineKitTests",
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit",
-                "PersistenceKit", "TetherJSON", "TetherTesting", "TransportConformance", "TetherConcurrency",
+                "PersistenceKit", "TetherJSON", "TetherTesting", "TetherTestingTraits", "TransportConformance",
+                "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -5,8 +5,9 @@ import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("The next-signal contract and evaluation cost", .timeLimit(.minutes(2)))
+@Suite("The next-signal contract and evaluation cost", .timeLimit(.minutes(2)), .leakChecked)
 struct BackPressureTests {
     @Test("A slow handler under 10,000 commits: a handful of deliveries, never more than 2 held, ends on the final state", arguments: TestStores.kinds)
     func slowHandler(kind: String) async throws {

@@ -2,8 +2,9 @@ import LiveQueryKit
 import PersistenceKit
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("Events: indexes for insertions, deletions, updates and moves")
+@Suite("Events: indexes for insertions, deletions, updates and moves", .leakChecked)
 struct DiffTests {
     static func documents(_ ids: [String], version: [String: Int] = [:]) async throws -> [Document] {
         let store = Store.inMemory()

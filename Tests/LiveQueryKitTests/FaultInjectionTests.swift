@@ -5,12 +5,13 @@ import SQLiteAdapter
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
 /// Fault injection: a SQLite store whose writes fail at random, some after their commit, under concurrent writers
 /// and a live query. Every failure is a typed `PersistenceError`; every write that returned is on disk, also after
 /// reopening the file; and the live query ends on the final state.
-@Suite("Fault injection: writes that fail at random")
+@Suite("Fault injection: writes that fail at random", .leakChecked)
 struct FaultInjectionTests {
     @Test("Concurrent writers, random write failures, a live query: nothing acknowledged is lost", arguments: [UInt64(3), 99])
     func faultyWrites(seed: UInt64) async throws {

@@ -3,10 +3,11 @@ import LiveQueryKit
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
 /// Stores, live queries, their owners and handlers are freed when the application lets go of them.
-@Suite("Leaks: stores and live queries")
+@Suite("Leaks: stores and live queries", .leakChecked)
 struct LeakTests {
     final class Screen: Sendable {}
 
@@ -34,8 +35,37 @@ struct LeakTests {
             stopped.stop()
             withExtendedLifetime(screen) {}
         }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !tracker.survivors.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(tracker.survivors.isEmpty, "still alive: \(tracker.survivors)")
+        let survivors = await tracker.survivors(waitingUpTo: .seconds(10))
+        #expect(survivors.isEmpty, "still alive: \(survivors)")
+    }
+
+    @Test("The suite leak check tracks every store, engine, document store and live query a test makes")
+    func creationsAreTracked() async throws {
+        let tracker = LeakTracker()
+        try tracker.trackingCreations {
+            let store = Store.inMemory()
+            let query = try store.collection("items").find("a == 1").observeLocal { _, _ in }
+            #expect(tracker.survivors == ["in-memory document store", "live-query engine", "store", "live query \"a == 1\""])
+            query.stop()
+        }
+        #expect(await tracker.survivors(waitingUpTo: .seconds(10)).isEmpty)
+    }
+
+    @Test("The leak check names what a test leaves alive: a live query nobody stopped keeps its engine and storage")
+    func leakCheckNamesSurvivors() async throws {
+        let leaked = LockedValue<LiveQuery?>(nil)
+        let check = LeakCheckTrait(waitLimit: .milliseconds(50))
+        let test = try #require(Test.current)
+        try await withKnownIssue {
+            try await check.provideScope(for: test, testCase: Test.Case.current) {
+                let query = try Store.inMemory().collection("items").find("a == 1").observeLocal { _, _ in }
+                leaked.withLock { $0 = query }
+            }
+        } matching: { issue in
+            let text = issue.comments.map(\.rawValue).joined()
+            return text.contains("3 of 4 tracked objects outlived the test")
+                && text.hasSuffix("in-memory document store, live-query engine, live query \"a == 1\"")
+        }
+        leaked.withLock { $0?.stop(); $0 = nil }
     }
 }

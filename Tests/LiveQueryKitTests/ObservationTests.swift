@@ -6,8 +6,9 @@ import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(.minutes(1)))
+@Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(.minutes(1)), .leakChecked)
 struct ObservationTests {
     final class Owner: Sendable {}
 

@@ -2,8 +2,9 @@ import LiveQueryKit
 import PersistenceKit
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("The query language: operators, precedence, parameters, errors with a caret")
+@Suite("The query language: operators, precedence, parameters, errors with a caret", .leakChecked)
 struct QueryLanguageTests {
     static func path(_ text: String) -> DocumentPath { try! DocumentPath(text) }
 

@@ -2,8 +2,9 @@ import LiveQueryKit
 import PersistenceKit
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(.minutes(1)))
+@Suite("Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(.minutes(1)), .leakChecked)
 struct WriteTests {
     struct Item: Decodable, Equatable {
         let _id: String

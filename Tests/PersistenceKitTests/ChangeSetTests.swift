@@ -1,7 +1,8 @@
 import PersistenceKit
 import Testing
+import TetherTestingTraits
 
-@Suite("Change sets, LIKE patterns and collection names")
+@Suite("Change sets, LIKE patterns and collection names", .leakChecked)
 struct ChangeSetTests {
     typealias Key = ChangeSet.Key
 

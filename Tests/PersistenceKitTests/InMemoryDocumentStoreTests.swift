@@ -1,8 +1,9 @@
 import PersistenceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(.minutes(1)))
+@Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(.minutes(1)), .leakChecked)
 struct InMemoryDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {

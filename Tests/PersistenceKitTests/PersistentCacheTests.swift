@@ -3,8 +3,9 @@ import InMemoryLogging
 import Logging
 import PersistenceKit
 import Testing
+import TetherTestingTraits
 
-@Suite("PersistentCache: a work queue of its own, in order, failures logged")
+@Suite("PersistentCache: a work queue of its own, in order, failures logged", .leakChecked)
 struct PersistentCacheTests {
     @Test("Operations run in the order asked, whatever the caller; reads see every earlier write")
     func ordering() async {

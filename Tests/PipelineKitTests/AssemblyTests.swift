@@ -11,13 +11,14 @@ import ServiceLifecycle
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 import Testing
 import TransportConformance
 import TransportKit
 
 /// Configurations assembled into working pipelines: real HTTP on loopback, real SQLite files, live queries, the
 /// memory-pressure path and the lifecycle.
-@Suite("Assembly")
+@Suite("Assembly", .leakChecked)
 struct AssemblyTests {
     final class Owner: Sendable {}
 

@@ -2,10 +2,11 @@ import Foundation
 import PipelineKit
 import PipelinePlugins
 import Testing
+import TetherTestingTraits
 
 /// Every kind of bad configuration fails before anything starts, with one message per problem that names the key
 /// path and the line (and the column where it helps).
-@Suite("Bad configuration")
+@Suite("Bad configuration", .leakChecked)
 struct BadConfigurationTests {
     @Test("A YAML syntax error gives its line and column")
     func syntax() {

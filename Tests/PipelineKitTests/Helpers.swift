@@ -53,8 +53,7 @@ func withPipeline<T>(
         result = try await body(pipeline, tracker)
     }
     // Observers on queues of their own drop their last references when their queue runs its last job.
-    let deadline = ContinuousClock.now + .seconds(5)
-    while !tracker.survivors.isEmpty, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-    #expect(tracker.survivors.isEmpty, "still alive after the test: \(tracker.survivors)", sourceLocation: sourceLocation)
+    let survivors = await tracker.survivors(waitingUpTo: .seconds(5))
+    #expect(survivors.isEmpty, "still alive after the test: \(survivors)", sourceLocation: sourceLocation)
     return result
 }

@@ -4,10 +4,11 @@ import PipelinePlugins
 import RegistryKit
 import TetherJSON
 import Testing
+import TetherTestingTraits
 import TransportKit
 
 /// Every built-in plugin, decoded from YAML with its settings, and the defaults when configuration says nothing.
-@Suite("Plugin decoding")
+@Suite("Plugin decoding", .leakChecked)
 struct PluginDecodingTests {
     @Test("The registries know their plugins and defaults")
     func registries() {

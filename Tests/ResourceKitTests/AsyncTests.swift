@@ -1,9 +1,10 @@
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("Resource: async forms")
+@Suite("Resource: async forms", .leakChecked)
 struct AsyncTests {
     @Test("try await load() returns the entity, or throws the typed error")
     func asyncLoad() async throws {

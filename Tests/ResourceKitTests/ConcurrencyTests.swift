@@ -2,9 +2,10 @@ import TetherConcurrency
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("Resource: 8 threads at once")
+@Suite("Resource: 8 threads at once", .leakChecked)
 struct ConcurrencyTests {
     /// An observer that fails the test if it hears anything after its removal returned.
     final class Watcher: ResourceObserver {

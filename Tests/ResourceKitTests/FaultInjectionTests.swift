@@ -2,13 +2,14 @@ import Foundation
 import ResourceKit
 import TetherConcurrency
 import TetherTesting
+import TetherTestingTraits
 import Testing
 import TransportKit
 
 /// Fault injection: a transport that drops, resets, delays and corrupts at random, under concurrent loads and
 /// observer churn. Nothing crashes, every failure arrives as a typed error (and an error event), failures keep the
 /// data, and once the transport heals every resource ends on the server's latest version.
-@Suite("Fault injection: a misbehaving transport")
+@Suite("Fault injection: a misbehaving transport", .leakChecked)
 struct FaultInjectionTests {
     @Test("Drops, resets, delays and corrupt bodies under concurrent loads and observer churn", arguments: [UInt64(7), 2026])
     func faultyTransport(seed: UInt64) async throws {

@@ -1,10 +1,11 @@
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 import TransportKit
 
-@Suite("Resource: loading, expiry, revalidation")
+@Suite("Resource: loading, expiry, revalidation", .leakChecked)
 struct LoadingTests {
     @Test("A load: requested (already loading), then newData (no longer loading), and the entity's details")
     func load() async throws {

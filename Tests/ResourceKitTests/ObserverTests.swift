@@ -5,9 +5,10 @@ import Dispatch
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("Resource observers: Siesta's three flavours, with or without a delivery policy")
+@Suite("Resource observers: Siesta's three flavours, with or without a delivery policy", .leakChecked)
 struct ObserverTests {
     @Test("Self-owned: held weakly; it observes until deallocated, and does not keep the resource")
     func selfOwned() async {
@@ -188,7 +189,7 @@ final class PolicyObserver: ResourceObserver {
     }
 }
 
-@Suite("Service lifetime")
+@Suite("Service lifetime", .leakChecked)
 struct ServiceLifetimeTests {
     @Test("A dropped service is freed at once with every resource nobody references — observed or not, no flush")
     func droppedService() {
@@ -209,6 +210,18 @@ struct ServiceLifetimeTests {
         #expect(service.resource("/kept") === kept)
         #expect(kept!.child("x") === service.resource("/kept/x"))
         withExtendedLifetime(owner) {}
+    }
+
+    @Test("The suite leak check sees each service and resource a test makes, by URL")
+    func creationsAreTracked() {
+        let tracker = LeakTracker()
+        tracker.trackingCreations {
+            let service = Service(baseURL: base, transport: InMemoryTransport())
+            let resource = service.resource("/items")
+            #expect(tracker.survivors == ["service \(base)", "resource \(base)/items"])
+            withExtendedLifetime(resource) {}
+        }
+        #expect(tracker.survivors.isEmpty)
     }
 }
 

@@ -2,6 +2,7 @@ import TetherConcurrency
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 import TransportKit
 
@@ -10,7 +11,7 @@ struct User: Decodable, Sendable, Equatable {
     let name: String
 }
 
-@Suite("Configuration and the response pipeline")
+@Suite("Configuration and the response pipeline", .leakChecked)
 struct PipelineTests {
     @Test("Standard transformers: text with its charset, JSON, and unknown types left as Data")
     func standard() async {

@@ -64,8 +64,8 @@ final class Fixture: Sendable {
         _ = consume transport
         // A load's task may still be returning when the transport reports nothing in flight: give it up to 5 s
         // (100 yields were not always enough on a loaded machine).
-        for _ in 0..<500 where !leaks.survivors.isEmpty { try? await Task.sleep(for: .milliseconds(10)) }
-        #expect(leaks.survivors.isEmpty, "leaked: \(leaks.survivors)", sourceLocation: sourceLocation)
+        let survivors = await leaks.survivors(waitingUpTo: .seconds(5))
+        #expect(survivors.isEmpty, "leaked: \(survivors)", sourceLocation: sourceLocation)
     }
 }
 

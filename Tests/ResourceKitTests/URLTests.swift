@@ -1,9 +1,10 @@
 import Foundation
 import ResourceKit
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("Service: one resource per URL, and URLs that never escape the base")
+@Suite("Service: one resource per URL, and URLs that never escape the base", .leakChecked)
 struct URLTests {
     @Test("The same URL gives the same instance, however it is spelled")
     func identity() async {

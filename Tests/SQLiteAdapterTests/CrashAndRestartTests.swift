@@ -2,9 +2,10 @@ import Foundation
 import PersistenceKit
 import SQLiteAdapter
 import Testing
+import TetherTestingTraits
 import TransportConformance
 
-@Suite("Restarts and crashes, in real separate processes", .serialized, .timeLimit(.minutes(2)))
+@Suite("Restarts and crashes, in real separate processes", .serialized, .timeLimit(.minutes(2)), .leakChecked)
 struct CrashAndRestartTests {
     @Test("SIGKILL mid-write: the file opens intact and holds every commit the child reported done")
     func sigkill() async throws {

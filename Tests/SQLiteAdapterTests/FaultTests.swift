@@ -5,8 +5,9 @@ import PersistenceKit
 import SQLiteAdapter
 import TetherJSON
 import Testing
+import TetherTestingTraits
 
-@Suite("Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)))
+@Suite("Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)), .leakChecked)
 struct FaultTests {
     static let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
 

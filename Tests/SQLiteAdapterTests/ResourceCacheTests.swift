@@ -7,10 +7,11 @@ import ResourceKit
 import SQLiteAdapter
 import TetherConcurrency
 import TetherTesting
+import TetherTestingTraits
 import Testing
 import TransportKit
 
-@Suite("ResourceKit with a SQLite persistent cache", .timeLimit(.minutes(1)))
+@Suite("ResourceKit with a SQLite persistent cache", .timeLimit(.minutes(1)), .leakChecked)
 struct ResourceCacheTests {
     final class Owner: Sendable {}
 

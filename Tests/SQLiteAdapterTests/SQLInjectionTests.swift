@@ -4,10 +4,11 @@ import TetherJSON
 import PersistenceKit
 import SQLiteAdapter
 import Testing
+import TetherTestingTraits
 
 /// Security: no user text is ever part of SQL. Every value and every path a query names travels as a bound
 /// argument; the SQL text is built from fixed fragments only.
-@Suite("SQL is never built from user text")
+@Suite("SQL is never built from user text", .leakChecked)
 struct SQLInjectionTests {
     static let hostile = [
         "'; DROP TABLE tether_documents; --", "\" OR 1=1 --", "x') OR ('1'='1", "$[0]", "a\"b", "ROBERT'); DELETE FROM tether_meta; --",

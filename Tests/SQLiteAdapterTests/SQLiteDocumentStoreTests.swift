@@ -4,9 +4,10 @@ import SQLiteAdapter
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 import Testing
 
-@Suite("SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)))
+@Suite("SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)), .leakChecked)
 struct SQLiteDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {

@@ -1,11 +1,12 @@
 import InMemoryLogging
 import Logging
 import Testing
+import TetherTestingTraits
 import TransportConformance
 import TransportKit
 
 /// What each real adapter promises beyond the conformance suite: large bodies, a size limit, redacted logs.
-@Suite("Real transports", .timeLimit(.minutes(1)))
+@Suite("Real transports", .timeLimit(.minutes(1)), .leakChecked)
 struct AdapterTests {
     @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
     func fiftyMegabytes(_ kind: RealTransport) async throws {

@@ -1,12 +1,13 @@
 import AsyncHTTPClientAdapter
 import Testing
+import TetherTestingTraits
 import TransportConformance
 import TransportKit
 import URLSessionAdapter
 
 /// Every transport Tether ships passes the same suite: the double against the in-memory host, the real ones against
 /// a Hummingbird server and a misbehaving TCP peer on loopback.
-@Suite("Transport conformance")
+@Suite("Transport conformance", .leakChecked)
 struct ConformanceTests {
     @Test("InMemoryTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
     func inMemory(_ check: ConformanceCheck) async throws {
