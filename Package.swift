@@ -162,10 +162,18 @@ let package = Package(
         // in applications.
         .target(
             name: "TetherTestingTraits", dependencies: ["TetherTesting"], path: "Modules/TetherTestingTraits"),
+        // A Hummingbird server on loopback and an ephemeral port: the conformance suite's and the sample's.
+        .target(
+            name: "LoopbackServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/LoopbackServer"
+        ),
         .target(
             name: "TransportConformance",
             dependencies: [
-                "TransportKit", "TetherTesting", "TetherConcurrency",
+                "TransportKit", "TetherTesting", "TetherConcurrency", "LoopbackServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -189,7 +197,7 @@ let package = Package(
             name: "tether-sample",
             dependencies: [
                 "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit", "LiveQueryKit",
-                "PersistenceKit", "RegistryKit", "DeliveryKit", "TetherJSON",
+                "PersistenceKit", "RegistryKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 public import Logging
+import LoopbackServer
 import NIOCore
 public import TransportKit
 
@@ -21,13 +22,13 @@ public final class LoopbackHTTPServer: Sendable {
     public let port: Int
     /// The endpoints it serves (and their recorder).
     public let endpoints: ConformanceEndpoints
-    private let task: Task<Void, any Error>
+    private let server: LoopbackServer
 
-    private init(port: Int, endpoints: ConformanceEndpoints, task: Task<Void, any Error>) {
-        self.port = port
-        self.baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    private init(server: LoopbackServer, endpoints: ConformanceEndpoints) {
+        self.server = server
+        self.port = server.port
+        self.baseURL = URL(string: server.baseURL)!
         self.endpoints = endpoints
-        self.task = task
     }
 
     /// The absolute URL of `pathAndQuery` on this server.
@@ -40,27 +41,14 @@ public final class LoopbackHTTPServer: Sendable {
         endpoints: ConformanceEndpoints = ConformanceEndpoints(),
         logger: Logger = Logger(label: "tether.conformance.http-server", factory: { _ in SwiftLogNoOpLogHandler() })
     ) async throws -> LoopbackHTTPServer {
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await respond(to: request, endpoints: endpoints)
+        do {
+            let server = try await LoopbackServer.start(serverName: "tether-conformance", logger: logger) { request in
+                try await respond(to: request, endpoints: endpoints)
+            }
+            return LoopbackHTTPServer(server: server, endpoints: endpoints)
+        } catch {
+            throw ConformanceServerError(message: error.description)
         }
-        let application = Application(
-            responder: responder,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "tether-conformance"),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger
-        )
-        let task = Task { try await application.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            let outcome = await task.result
-            throw ConformanceServerError(message: "the loopback HTTP server did not start: \(outcome)")
-        }
-        return LoopbackHTTPServer(port: port, endpoints: endpoints, task: task)
     }
 
     /// Starts a server, runs `body` with it and stops it, whatever `body` does.
@@ -81,8 +69,7 @@ public final class LoopbackHTTPServer: Sendable {
 
     /// Stops the server and waits until it has closed its socket.
     public func stop() async {
-        task.cancel()
-        _ = await task.result
+        await server.stop()
     }
 
     private static func respond(to request: Request, endpoints: ConformanceEndpoints) async throws -> Response {

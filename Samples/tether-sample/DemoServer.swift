@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import LoopbackServer
 import NIOCore
 import TetherConcurrency
 
@@ -25,15 +26,16 @@ final class DemoServer: Sendable {
         var servedByPath: [String: Int] = [:]
     }
 
-    let baseURL: String
-    private let task: Task<Void, any Error>
+    private let server: LoopbackServer
     private let counters: LockedValue<Statistics>
 
-    private init(baseURL: String, task: Task<Void, any Error>, counters: LockedValue<Statistics>) {
-        self.baseURL = baseURL
-        self.task = task
+    private init(server: LoopbackServer, counters: LockedValue<Statistics>) {
+        self.server = server
         self.counters = counters
     }
+
+    /// `http://127.0.0.1:{port}`.
+    var baseURL: String { server.baseURL }
 
     var statistics: Statistics { counters.withLock { $0 } }
 
@@ -45,32 +47,22 @@ final class DemoServer: Sendable {
     /// Starts the server; returns once it accepts connections.
     static func start(settings: ServerSettings) async throws -> DemoServer {
         let counters = LockedValue(Statistics())
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        let responder = CallbackResponder<BasicRequestContext> { request, _ in
-            try await respond(to: request, settings: settings, counters: counters)
+        do {
+            let server = try await LoopbackServer.start(
+                serverName: "tether-demo",
+                logger: Logger(label: "tether.sample.server", factory: { _ in SwiftLogNoOpLogHandler() })
+            ) { request in
+                try await respond(to: request, settings: settings, counters: counters)
+            }
+            return DemoServer(server: server, counters: counters)
+        } catch {
+            throw SampleError(error.description)
         }
-        let application = Application(
-            responder: responder,
-            configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0), serverName: "tether-demo"),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: Logger(label: "tether.sample.server", factory: { _ in SwiftLogNoOpLogHandler() })
-        )
-        let task = Task { try await application.run() }
-        var iterator = ports.makeAsyncIterator()
-        guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
-            throw SampleError("the embedded demo server did not start: \(await task.result)")
-        }
-        return DemoServer(baseURL: "http://127.0.0.1:\(port)", task: task, counters: counters)
     }
 
     /// Stops the server and waits until its socket is closed.
     func stop() async {
-        task.cancel()
-        _ = await task.result
+        await server.stop()
     }
 
     private static func respond(
