@@ -47,8 +47,17 @@ struct LeakTests {
             let query = try store.collection("items").find("a == 1").observeLocal { _, _ in }
             #expect(tracker.survivors == ["in-memory document store", "live-query engine", "store", "live query \"a == 1\""])
             query.stop()
+            withExtendedLifetime(store) {}
         }
         #expect(await tracker.survivors(waitingUpTo: .seconds(10)).isEmpty)
+    }
+
+    @Test("A leak-checked test can track objects of its own with LeakCheckTrait.current")
+    func ownObjectsAreTracked() throws {
+        let tracker = try #require(LeakCheckTrait.current, "the suite is leak-checked")
+        let screen = tracker.track(Screen(), "screen")
+        #expect(tracker.survivors.contains("screen"))
+        withExtendedLifetime(screen) {}
     }
 
     @Test("The leak check names what a test leaves alive: a live query nobody stopped keeps its engine and storage")

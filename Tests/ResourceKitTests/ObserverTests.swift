@@ -219,7 +219,7 @@ struct ServiceLifetimeTests {
             let service = Service(baseURL: base, transport: InMemoryTransport())
             let resource = service.resource("/items")
             #expect(tracker.survivors == ["service \(base)", "resource \(base)/items"])
-            withExtendedLifetime(resource) {}
+            withExtendedLifetime((service, resource)) {}
         }
         #expect(tracker.survivors.isEmpty)
     }
