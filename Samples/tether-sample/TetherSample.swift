@@ -41,6 +41,16 @@ struct TetherSample: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Signals are trapped before anything starts, and acted on for the whole run.
+        let interrupts = await InterruptGuard()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await interrupts.watch() }
+            try await runSample(interrupts: interrupts)
+            group.cancelAll()
+        }
+    }
+
+    private func runSample(interrupts: InterruptGuard) async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning
@@ -84,15 +94,17 @@ struct TetherSample: AsyncParsableCommand {
         let application = SampleApplication(
             pipeline: pipeline, settings: settings, server: server, console: console, configurationFile: config,
             reportPath: report, soak: soak.map { .seconds($0) })
+        let group = pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample"))
+        await interrupts.hand(to: group)
         do {
-            try await pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample")).run()
+            try await group.run()
         } catch {
             await server?.stop()
             FileHandle.standardError.write(Data("error: \(error)\n".utf8))
             throw ExitCode(1)
         }
         await server?.stop()
-        if application.interrupted.withLock({ $0 }) { throw ExitCode(130) }
+        if application.interrupted.withLock({ $0 }) || interrupts.received != nil { throw ExitCode(130) }
         if !console.failures.isEmpty { throw ExitCode(1) }
     }
 }

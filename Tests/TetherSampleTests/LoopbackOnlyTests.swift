@@ -25,7 +25,7 @@ struct LoopbackOnlyTests {
             let seen = try #require(probes, "the server's address was printed")
             #expect(seen.loopback, "127.0.0.1:\(seen.port) accepts")
             #expect(!seen.other, "\(other):\(seen.port) refuses: the server is bound to loopback only")
-            #expect(result.status == 130)
+            #expect(result.status == 130, "\(result.output)\n\(result.errors)")
         }
     }
 
