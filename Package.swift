@@ -212,17 +212,17 @@ let package = Package(
         // MARK: Tests (one target per module)
         .testTarget(
             name: "TetherConcurrencyTests",
-            dependencies: ["TetherConcurrency"],
+            dependencies: ["TetherConcurrency", "TetherTestingTraits"],
             path: "Tests/TetherConcurrencyTests"
         ),
         .testTarget(
             name: "OwnershipKitTests",
-            dependencies: ["OwnershipKit", "TetherConcurrency", "TetherTesting"],
+            dependencies: ["OwnershipKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/OwnershipKitTests"
         ),
         .testTarget(
             name: "DeliveryKitTests",
-            dependencies: ["DeliveryKit", "TetherConcurrency", "TetherTesting"],
+            dependencies: ["DeliveryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/DeliveryKitTests"
         ),
         .testTarget(
@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(
             name: "RegistryKitTests",
             dependencies: [
-                "RegistryKit", "TetherConcurrency", "TetherTesting",
+                "RegistryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/RegistryKitTests"
@@ -330,6 +330,11 @@ let package = Package(
             name: "TetherSampleTests",
             dependencies: ["tether-sample"],
             path: "Tests/TetherSampleTests"
+        ),
+        .testTarget(
+            name: "TetherTestingTraitsTests",
+            dependencies: ["TetherTestingTraits"],
+            path: "Tests/TetherTestingTraitsTests"
         ),
         .testTarget(
             name: "TetherTestingTests",

@@ -55,8 +55,9 @@ public struct LeakCheckTrait: TestTrait, SuiteTrait, TestScoping {
 
 extension Trait where Self == LeakCheckTrait {
     /// Fails a test when a service, resource, store, live query, document store or cache it made is still alive
-    /// 5 seconds after it returns.
-    public static var leakChecked: Self { LeakCheckTrait(waitLimit: .seconds(5)) }
+    /// 10 seconds after it returns: a deadline for correctness, never reached when nothing leaks, and generous
+    /// enough for a loaded machine or a sanitizer.
+    public static var leakChecked: Self { LeakCheckTrait(waitLimit: .seconds(10)) }
 
     /// Fails a test when a Tether object it made is still alive `limit` after it returns.
     public static func leakChecked(waitingUpTo limit: Duration) -> Self { LeakCheckTrait(waitLimit: limit) }

@@ -1,8 +1,9 @@
 import DeliveryKit
 import Dispatch
 import Testing
+import TetherTestingTraits
 
-@Suite("Cancellation")
+@Suite("Cancellation", .onDedicatedThread)
 struct CancellationTests {
     @Test("Cancelling releases the waiting payload at once, and nothing more is delivered")
     func cancelReleasesWaitingPayload() {
@@ -67,7 +68,7 @@ struct CancellationTests {
     }
 }
 
-@Suite("AsyncSequence")
+@Suite("AsyncSequence", .onDedicatedThread)
 struct StreamTests {
     @Test("Asking for the next element is the signal; a slow consumer sees the latest, never a backlog")
     func latestOnly() async {

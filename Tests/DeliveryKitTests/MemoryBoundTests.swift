@@ -2,10 +2,11 @@ import DeliveryKit
 import Dispatch
 import Foundation
 import Testing
+import TetherTestingTraits
 
 /// The promise Tether exists for: memory stays flat however fast the producer and however slow the consumer.
 /// Counted in live payload objects (deinit counters), never in time.
-@Suite("Memory bound")
+@Suite("Memory bound", .onDedicatedThread)
 struct MemoryBoundTests {
     static let payloads = 100_000
 

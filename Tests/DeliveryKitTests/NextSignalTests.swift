@@ -1,9 +1,10 @@
 import DeliveryKit
 import Dispatch
 import Testing
+import TetherTestingTraits
 
 /// The general form: next-signal.
-@Suite("Next-signal")
+@Suite("Next-signal", .onDedicatedThread)
 struct NextSignalTests {
     @Test("Nothing is delivered while the observer has not signalled; then exactly the latest, once")
     func noDeliveryWhileUnsignalled() {

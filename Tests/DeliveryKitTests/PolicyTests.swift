@@ -3,9 +3,10 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TetherTestingTraits
 
 /// Immediate, deliver-on-queue and async-isolated: the general form with the lane signalling on return.
-@Suite("Policies")
+@Suite("Policies", .onDedicatedThread)
 struct PolicyTests {
     @Test("Immediate runs the handler synchronously inside submit, on the producer's thread")
     func immediateIsSynchronous() {

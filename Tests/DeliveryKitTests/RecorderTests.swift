@@ -1,8 +1,9 @@
 import DeliveryKit
 import Synchronization
 import Testing
+import TetherTestingTraits
 
-@Suite("Recorder")
+@Suite("Recorder", .onDedicatedThread)
 struct RecorderTests {
     @Test("A lane reports deliveries, coalescing, skips and how much it holds")
     func reportsCounts() {

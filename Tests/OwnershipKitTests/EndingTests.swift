@@ -1,9 +1,10 @@
 import OwnershipKit
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rules 5 and 6: how entries end, and the stopped notice.
-@Suite("Ending: rules 5–6")
+@Suite("Ending: rules 5–6", .onDedicatedThread)
 struct EndingTests {
     @Test("An owner deallocated: no further delivery, stopped exactly once, observer released")
     func ownerDeallocated() {

@@ -1,9 +1,10 @@
 import OwnershipKit
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rules 1–3: owners decide how an observer is held and how long it observes.
-@Suite("Holding: rules 1–3")
+@Suite("Holding: rules 1–3", .onDedicatedThread)
 struct HoldingTests {
     @Test("An externally owned observer is held strongly until its owner is gone")
     func externalOwnerHoldsStrongly() {

@@ -1,9 +1,10 @@
 import OwnershipKit
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rule 4: class instances are identified by identity; closures and structs never are.
-@Suite("Identity: rule 4")
+@Suite("Identity: rule 4", .onDedicatedThread)
 struct IdentityTests {
     @Test("Adding the same object again adds owners, never a second entry or added notice")
     func sameObjectAddsOwners() {

@@ -3,9 +3,10 @@ import OwnershipKit
 import Synchronization
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rule 7: insertion order, removal during a notification, additions during a notification.
-@Suite("Order: rule 7")
+@Suite("Order: rule 7", .onDedicatedThread)
 struct OrderTests {
     @Test("Delivery follows insertion order, across all three flavours")
     func insertionOrder() {

@@ -1,9 +1,10 @@
 import OwnershipKit
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rule 8: callbacks may add, remove and notify on the same table without deadlock.
-@Suite("Re-entrancy: rule 8")
+@Suite("Re-entrancy: rule 8", .onDedicatedThread)
 struct ReentrancyTests {
     @Test("A notification posted from a callback is delivered after it, in order, to everyone")
     func nestedNotifyIsQueued() {

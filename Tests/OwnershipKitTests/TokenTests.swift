@@ -1,9 +1,10 @@
 import OwnershipKit
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 /// Rule 9: an observation token ends the observation on cancel() or deinit.
-@Suite("Tokens: rule 9")
+@Suite("Tokens: rule 9", .onDedicatedThread)
 struct TokenTests {
     @Test("cancel() ends the observation with one stopped notice; cancelling again is harmless")
     func cancelEnds() {

@@ -4,6 +4,7 @@ import RegistryKit
 import Synchronization
 import TetherTesting
 import Testing
+import TetherTestingTraits
 
 /// An instance with a serial number (addresses are reused, serial numbers are not) and a per-key census.
 final class Item: Sendable {
@@ -53,7 +54,7 @@ final class KeyCensus: Sendable {
     var total: Int { alive.withLock { $0.values.reduce(0, +) } }
 }
 
-@Suite("Registry")
+@Suite("Registry", .onDedicatedThread)
 struct RegistryTests {
     @Test("One instance per key, also when 8 threads ask for the same keys at once")
     func oneInstancePerKeyConcurrently() {

@@ -1,8 +1,9 @@
 import TetherConcurrency
 import Foundation
 import Testing
+import TetherTestingTraits
 
-@Suite("LockedValue")
+@Suite("LockedValue", .onDedicatedThread)
 struct LockedValueTests {
     @Test("Updates from many threads are mutually exclusive")
     func mutualExclusion() {
