@@ -161,7 +161,8 @@ let package = Package(
         // Swift Testing traits (the leak check) apart from TetherTesting, which PipelineKit links: no test library
         // in applications.
         .target(
-            name: "TetherTestingTraits", dependencies: ["TetherTesting"], path: "Modules/TetherTestingTraits"),
+            name: "TetherTestingTraits", dependencies: ["TetherTesting", "TetherConcurrency"],
+            path: "Modules/TetherTestingTraits"),
         // A Hummingbird server on loopback and an ephemeral port: the conformance suite's and the sample's.
         .target(
             name: "LoopbackServer",

@@ -68,7 +68,7 @@ struct CancellationTests {
     }
 }
 
-@Suite("AsyncSequence", .onDedicatedThread)
+@Suite("AsyncSequence")
 struct StreamTests {
     @Test("Asking for the next element is the signal; a slow consumer sees the latest, never a backlog")
     func latestOnly() async {

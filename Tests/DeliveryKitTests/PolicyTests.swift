@@ -6,9 +6,9 @@ import Testing
 import TetherTestingTraits
 
 /// Immediate, deliver-on-queue and async-isolated: the general form with the lane signalling on return.
-@Suite("Policies", .onDedicatedThread)
+@Suite("Policies")
 struct PolicyTests {
-    @Test("Immediate runs the handler synchronously inside submit, on the producer's thread")
+    @Test("Immediate runs the handler synchronously inside submit, on the producer's thread", .onDedicatedThread)
     func immediateIsSynchronous() {
         let seen = Log<String>()
         let lane = DeliveryLane<Int>.immediate { delivery in seen.append("handler \(delivery.payload)") }
@@ -18,7 +18,7 @@ struct PolicyTests {
         #expect(seen.all == ["before", "handler 1", "after"])
     }
 
-    @Test("Immediate never nests: a payload submitted from inside the handler is delivered after it returns")
+    @Test("Immediate never nests: a payload submitted from inside the handler is delivered after it returns", .onDedicatedThread)
     func immediateNeverNests() {
         let seen = Log<String>()
         let holder = LaneHolder<Int>()
@@ -32,7 +32,7 @@ struct PolicyTests {
         #expect(seen.all == ["begin 1", "end 1", "begin 2", "end 2", "begin 3", "end 3"])
     }
 
-    @Test("Immediate with a concurrent producer: never concurrently with itself, ends on the final payload")
+    @Test("Immediate with a concurrent producer: never concurrently with itself, ends on the final payload", .onDedicatedThread)
     func immediateConcurrentProducers() {
         let busy = Flag(), overlaps = Log<Int>(), seen = Log<Int>()
         let lane = DeliveryLane<Int>.immediate { delivery in
@@ -53,7 +53,7 @@ struct PolicyTests {
         #expect(seen.last == 99_999)
     }
 
-    @Test("Deliver-on-queue runs the handler on the queue and signals when it returns")
+    @Test("Deliver-on-queue runs the handler on the queue and signals when it returns", .onDedicatedThread)
     func deliverOnQueue() {
         let queue = DispatchQueue(label: "consumer")
         let seen = Log<Int>()
