@@ -29,7 +29,9 @@ struct LeakTests {
                 }, "owner-tied query")
             tracker.track(try items.find("a == 2").observeLocal { _, _ in }, "dropped handle")
             _ = try await items.upsert(["_id": "x", "a": 1])
-            let deadline = ContinuousClock.now + .seconds(10)
+            // A deadline for correctness: under ThreadSanitizer beside CPU-bound suites, the drain's resumptions can
+            // wait seconds for one of the two cooperative threads.
+            let deadline = ContinuousClock.now + .seconds(30)
             while seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             #expect(seen.withLock { $0 } == ["stopped", "owner-tied"], "both queries saw the document")
             stopped.stop()

@@ -51,9 +51,10 @@ final class Received: Sendable {
     var count: Int { entries.withLock { $0.count } }
     var last: [String]? { entries.withLock { $0.last?.ids } }
 
-    /// Waits (up to 10 s) until `condition` holds.
+    /// Waits (up to 30 s: a deadline for correctness, generous for a sanitizer on a loaded machine) until
+    /// `condition` holds.
     func wait(until condition: @Sendable (Received) -> Bool) async throws {
-        for _ in 0..<1000 {
+        for _ in 0..<3000 {
             if condition(self) { return }
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -253,8 +253,9 @@ struct AssemblyTests {
         try await pipeline.serviceGroup(running: ApplicationService {}, logger: Logger(label: "test")).run()
     }
 
+    /// Waits until `condition` holds; 30 s is a deadline for correctness, generous for a sanitizer on a loaded machine.
     func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(30)
         while !condition() {
             guard ContinuousClock.now < deadline else {
                 Issue.record("timed out")
