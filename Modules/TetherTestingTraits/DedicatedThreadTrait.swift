@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 public import Testing
-import TetherConcurrency
 
 /// A Swift Testing trait that runs each test on a thread of its own instead of one of Swift concurrency's
 /// cooperative threads, of which there are as many as cores.
@@ -40,6 +39,8 @@ public struct DedicatedThreadTrait: TestTrait, SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        // Already on such a thread (the trait on a suite and on one of its tests): one slot is enough.
+        guard !Self.isCurrent else { return try await function() }
         await Self.slots.acquire()
         defer { Self.slots.release() }
         let executor = DispatchQueueTaskExecutor(label: "tether.test.\(test.name)")
@@ -55,63 +56,4 @@ public struct DedicatedThreadTrait: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == DedicatedThreadTrait {
     /// Runs each test on a thread of its own, so that a test that blocks never holds up Swift concurrency.
     public static var onDedicatedThread: Self { DedicatedThreadTrait() }
-}
-
-/// A task executor on a concurrent dispatch queue, whose threads are not the cooperative pool's. (A task's jobs never
-/// run at once: a task has at most one job enqueued at a time.)
-final class DispatchQueueTaskExecutor: TaskExecutor {
-    /// Set on every such queue.
-    static let marker = DispatchSpecificKey<Bool>()
-    private let queue: DispatchQueue
-
-    init(label: String) {
-        queue = DispatchQueue(label: label, attributes: .concurrent)
-        queue.setSpecific(key: Self.marker, value: true)
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
-}
-
-/// A counting semaphore whose waiters are suspended, never blocking a thread; served in order.
-final class AsyncSlots: Sendable {
-    private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state: LockedValue<State>
-
-    init(count: Int) {
-        state = LockedValue(State(free: count))
-    }
-
-    /// Takes a slot, waiting for one if none is free.
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Gives a slot back, to the longest waiter if there is one.
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.waiting.isEmpty else {
-                state.free += 1
-                return nil
-            }
-            return state.waiting.removeFirst()
-        }
-        next?.resume()
-    }
 }

@@ -23,3 +23,11 @@ struct DedicatedThreadTraitTests {
         #expect(!DedicatedThreadTrait.isCurrent)
     }
 }
+
+@Suite("onDedicatedThread on a suite and on its tests", .onDedicatedThread)
+struct NestedDedicatedThreadTests {
+    @Test("The trait twice over takes one slot: more cases than cores all run", .onDedicatedThread, arguments: 0..<8)
+    func nested(_ index: Int) {
+        #expect(DedicatedThreadTrait.isCurrent)
+    }
+}
