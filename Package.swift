@@ -168,6 +168,7 @@ let package = Package(
             name: "LoopbackServer",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Modules/LoopbackServer"
         ),

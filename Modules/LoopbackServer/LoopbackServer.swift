@@ -1,8 +1,13 @@
 package import Hummingbird
 package import Logging
+import ServiceLifecycle
 
 /// A Hummingbird HTTP/1.1 server on 127.0.0.1 and an ephemeral port: loopback only, so nothing off the machine can
 /// reach it. The sample's demo API and the conformance suite's HTTP server are both one.
+///
+/// It runs in a service group of its own, and ``stop()`` shuts it down gracefully: it stops accepting, and every
+/// connection already accepted is served (for up to a second) or closed in order. (Cancelling the server's task instead can drop a
+/// connection accepted at that moment, which SwiftNIO traps on.)
 ///
 /// ```swift
 /// let server = try await LoopbackServer.start(serverName: "tether-demo", logger: logger) { request in
@@ -14,10 +19,12 @@ package import Logging
 package final class LoopbackServer: Sendable {
     /// The port the server listens on.
     package let port: Int
+    private let group: ServiceGroup
     private let task: Task<Void, any Error>
 
-    private init(port: Int, task: Task<Void, any Error>) {
+    private init(port: Int, group: ServiceGroup, task: Task<Void, any Error>) {
         self.port = port
+        self.group = group
         self.task = task
     }
 
@@ -42,18 +49,23 @@ package final class LoopbackServer: Sendable {
             },
             logger: logger
         )
-        let task = Task { try await application.run() }
+        // No signals: the process's own service group, if it has one, decides what a signal means. A response
+        // still running after a second (a test's slow endpoint) is cancelled; by then nothing new is accepted.
+        var configuration = ServiceGroupConfiguration(services: [application], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(1)
+        let group = ServiceGroup(configuration: configuration)
+        let task = Task { try await group.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next(), port > 0 else {
-            task.cancel()
+            await group.triggerGracefulShutdown()
             throw LoopbackServerError(serverName: serverName, outcome: "\(await task.result)")
         }
-        return LoopbackServer(port: port, task: task)
+        return LoopbackServer(port: port, group: group, task: task)
     }
 
-    /// Stops the server and waits until it has closed its socket.
+    /// Shuts the server down gracefully and waits until it has closed its socket.
     package func stop() async {
-        task.cancel()
+        await group.triggerGracefulShutdown()
         _ = await task.result
     }
 }
