@@ -87,7 +87,9 @@ extension TransportConformanceSuite {
         try require(elapsed >= timeout - .milliseconds(50), "\(url): timed out after \(elapsed), before the \(timeout) timeout")
     }
 
-    static func waitUntil(_ failure: String, within bound: Duration = .seconds(5), _ condition: () -> Bool) async throws {
+    /// Waits for something the server observes (a connection opening or closing). 30 s is a deadline for
+    /// correctness, not a timing bound: under ThreadSanitizer beside other work, 5 s once was not enough.
+    static func waitUntil(_ failure: String, within bound: Duration = .seconds(30), _ condition: () -> Bool) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + bound
         while !condition() {
