@@ -6,8 +6,8 @@ import ServiceLifecycle
 /// reach it. The sample's demo API and the conformance suite's HTTP server are both one.
 ///
 /// It runs in a service group of its own, and ``stop()`` shuts it down gracefully: it stops accepting, and every
-/// connection already accepted is served (for up to a second) or closed in order. (Cancelling the server's task instead can drop a
-/// connection accepted at that moment, which SwiftNIO traps on.)
+/// connection already accepted is served (for up to a second) or closed in order. (Cancelling the server's task
+/// instead can drop a connection accepted at that moment, which SwiftNIO traps on.)
 ///
 /// ```swift
 /// let server = try await LoopbackServer.start(serverName: "tether-demo", logger: logger) { request in
