@@ -16,6 +16,7 @@ let package = Package(
     // `Mutex` and `Atomic` (Synchronization) set the Apple floors.
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
+        .library(name: "TetherConcurrency", targets: ["TetherConcurrency"]),
         .library(name: "OwnershipKit", targets: ["OwnershipKit"]),
         .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
         .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),

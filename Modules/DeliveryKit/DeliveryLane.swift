@@ -21,7 +21,7 @@ public import TetherConcurrency
 ///
 /// Cancelling (``cancel()``) stops new deliveries at once and releases the waiting payload at once. A lane does not
 /// keep itself alive: when its last reference goes, it and its payloads go too.
-public final class DeliveryLane<Payload: Sendable>: Sendable {
+public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// How the observer's code is called, and who signals.
     @usableFromInline
     enum Handler: Sendable {

@@ -1,10 +1,15 @@
 public import DeliveryKit
-import TetherConcurrency
+public import TetherConcurrency
+import OwnershipKit
 import PersistenceKit
 
 /// An observation of a query. It ends on ``stop()`` or when this handle is deinitialized — except for the
 /// owner-tied variants (`observeLocal(owner:…)`), which end when their owner is deallocated (or on `stop()`), so
 /// their handle may be discarded.
+///
+/// Ownership is checked at the moment of every call: once the observation has ended — stopped, handle
+/// deinitialized, owner deallocated — no handler call begins, even for a result that was already waiting in the
+/// lane or for `signalNext`; that result is dropped and released.
 ///
 /// ```swift
 /// let liveQuery = try store.collection("items").find("store_id == $args.sid", args: ["sid": "abc123"])
@@ -12,31 +17,45 @@ import PersistenceKit
 /// // …
 /// liveQuery.stop()   // no handler runs after this returns
 /// ```
-public final class LiveQuery: Sendable, CustomStringConvertible {
+public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
     let registration: Registration
     let engine: LiveQueryEngine
-    let gate: ObserverGate
-    let stopsOnDeinit: Bool
+    let delivered: DeliveredResult
+    /// Whether the handle owns the observation (it ends at deinit); false for the owner-tied variants.
+    let ownsObservation: Bool
     /// The query text, for logs.
     public let query: String
 
-    init(registration: Registration, engine: LiveQueryEngine, gate: ObserverGate, stopsOnDeinit: Bool, query: String) {
+    init(registration: Registration, engine: LiveQueryEngine, delivered: DeliveredResult, ownsObservation: Bool, query: String) {
         self.registration = registration
         self.engine = engine
-        self.gate = gate
-        self.stopsOnDeinit = stopsOnDeinit
+        self.delivered = delivered
+        self.ownsObservation = ownsObservation
         self.query = query
         LifetimeTracking.made(self, "live query \"\(query)\"")
     }
 
-    /// Ends the observation. No handler call begins after this returns, and none is running on another thread
-    /// (a handler may stop its own query). The observer's snapshots are released.
+    /// Ends the observation. No handler call begins after this returns, and none is running on another thread;
+    /// the observer's results are released. Called from inside the handler, it returns at once.
     ///
-    /// While a handler runs on another thread, this waits for it to return, blocking the calling thread: keep
-    /// handlers short, or stop slow ones from a thread that may block rather than from a Swift concurrency task.
+    /// While a handler runs on another thread, this waits for it to return, blocking the calling thread on a
+    /// condition: from a Swift concurrency task, use the `async` form, which suspends instead.
     public func stop() {
-        gate.stop()
-        engine.unregister(registration)
+        guard let id = registration.binding.id else { return }
+        engine.observers.remove(id)
+        delivered.release()
+    }
+
+    /// ``stop()``, suspending instead of blocking while a handler on another thread finishes.
+    public func stop() async {
+        guard let id = registration.binding.id else { return }
+        await engine.observers.remove(id)
+        delivered.release()
+    }
+
+    /// ``stop()``: the ``ObservationCancellable`` spelling.
+    public func cancel() {
+        stop()
     }
 
     /// The observer's delivery counts: snapshots offered, delivered, coalesced (superseded while the handler was
@@ -46,9 +65,10 @@ public final class LiveQuery: Sendable, CustomStringConvertible {
         registration.lane.statistics
     }
 
-    /// Whether the observation has ended (stopped, or its owner deallocated).
+    /// Whether the observation has ended (stopped, its handle or owner deallocated).
     public var isStopped: Bool {
-        gate.isStopped || registration.isGone
+        guard !registration.isGone, let id = registration.binding.id else { return true }
+        return !engine.observers.isObserving(id)
     }
 
     /// `LiveQuery(collection: query)`.
@@ -56,7 +76,9 @@ public final class LiveQuery: Sendable, CustomStringConvertible {
         "LiveQuery(\(registration.query.collection): \(query))"
     }
 
+    /// Ends an observation the handle owns, without waiting for anything (a handler running elsewhere finishes;
+    /// none begins afterwards).
     deinit {
-        if stopsOnDeinit { stop() }
+        if ownsObservation, let id = registration.binding.id { engine.observers.removeWithoutWaiting(id) }
     }
 }

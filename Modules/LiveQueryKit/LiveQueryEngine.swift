@@ -9,27 +9,6 @@ struct Snapshot: Sendable, Equatable {
     let documents: [Document]
 }
 
-/// One observer of one query: its lane, its owner (for owner-tied observers), and whether it has stopped.
-final class Registration: Sendable {
-    let query: DocumentQuery
-    let lane: DeliveryLane<Snapshot>
-    let owner: WeakReference?
-    let stopped = LockedValue(false)
-
-    init(query: DocumentQuery, lane: DeliveryLane<Snapshot>, owner: AnyObject?) {
-        self.query = query
-        self.lane = lane
-        self.owner = owner.map(WeakReference.init)
-    }
-
-    /// Whether the observer is gone: stopped, its lane cancelled, or its owner deallocated.
-    var isGone: Bool {
-        if stopped.withLock({ $0 }) || lane.isCancelled { return true }
-        guard let owner else { return false }
-        return owner.object == nil
-    }
-}
-
 /// Counts that show how much work live queries cost.
 public struct LiveQueryStatistics: Sendable, Hashable {
     /// Queries run against the store (initial results and re-evaluations).
@@ -78,6 +57,8 @@ final class LiveQueryEngine: Sendable {
     let documents: any DocumentStore
     let logger: Logger
     let state = LockedValue(State())
+    /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
+    let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
 
     init(documents: any DocumentStore, logger: Logger) {
         self.documents = documents
@@ -98,6 +79,8 @@ final class LiveQueryEngine: Sendable {
 
     func register(_ registration: Registration) {
         let subscribe = state.withLock { state -> Bool in
+            // Ended before it got here (its owner died at once): unregister found nothing to remove.
+            guard !registration.stopped.withLock({ $0 }) else { return false }
             state.registered.insert(ObjectIdentifier(registration))
             state.pendingRegistrations.append(registration)
             return state.subscription == nil
@@ -173,12 +156,9 @@ final class LiveQueryEngine: Sendable {
         }
     }
 
-    /// Drops observers whose owner is gone or whose lane was cancelled.
+    /// Ends observers whose owners are gone; their stopped notices unregister them.
     func sweep() {
-        let gone = state.withLock { state in
-            state.evaluations.values.flatMap { $0.registrations.values.filter(\.isGone) }
-        }
-        for registration in gone { unregister(registration) }
+        observers.sweep()
     }
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.

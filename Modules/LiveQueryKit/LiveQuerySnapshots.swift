@@ -1,4 +1,6 @@
 import DeliveryKit
+import OwnershipKit
+public import TetherConcurrency
 
 /// One element of ``PendingQuery/snapshots()``: the documents, and how they differ from the previous element.
 public struct LiveQuerySnapshot: Sendable {
@@ -16,7 +18,7 @@ public struct LiveQuerySnapshot: Sendable {
 ///     await render(snapshot.documents)
 /// }
 /// ```
-public struct LiveQuerySnapshots: AsyncSequence, Sendable {
+public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
     /// The elements.
     public typealias Element = LiveQuerySnapshot
 
@@ -33,6 +35,11 @@ public struct LiveQuerySnapshots: AsyncSequence, Sendable {
         handle.stop()
     }
 
+    /// ``stop()``: the ``ObservationCancellable`` spelling.
+    public func cancel() {
+        handle.stop()
+    }
+
     /// Each `next()` signals that the previous snapshot is done and waits for the next.
     public struct Iterator: AsyncIteratorProtocol {
         var deliveries: DeliveryStream<Snapshot>.Iterator
@@ -41,10 +48,10 @@ public struct LiveQuerySnapshots: AsyncSequence, Sendable {
         /// The next snapshot, or nil once the observation has ended.
         public mutating func next() async -> LiveQuerySnapshot? {
             guard let delivery = await deliveries.next() else { return nil }
+            // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped.
+            guard !handle.isStopped else { return nil }
             let documents = delivery.payload.documents
-            guard let event = handle.gate.enter(with: documents) else { return nil }
-            handle.gate.exit()
-            return LiveQuerySnapshot(documents: documents, event: event)
+            return LiveQuerySnapshot(documents: documents, event: handle.delivered.event(for: documents))
         }
     }
 }
@@ -56,11 +63,13 @@ extension PendingQuery {
     public func snapshots() throws -> LiveQuerySnapshots {
         let query = try compiled()
         let (lane, deliveries) = DeliveryLane<Snapshot>.stream(skipIf: ==)
-        let registration = Registration(query: query, lane: lane, owner: nil)
         let engine = collection.store.engine
-        engine.register(registration)
+        let binding = ObserverBinding()
+        let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
         let handle = LiveQuery(
-            registration: registration, engine: engine, gate: ObserverGate(), stopsOnDeinit: true, query: text)
+            registration: registration, engine: engine, delivered: DeliveredResult(), ownsObservation: true, query: text)
+        engine.observers.add(registration, identity: nil, owner: handle, binding: binding)
+        engine.register(registration)
         return LiveQuerySnapshots(deliveries: deliveries, handle: handle)
     }
 }

@@ -1,5 +1,6 @@
 public import DeliveryKit
 public import Dispatch
+import OwnershipKit
 
 /// The four Ditto variants, the owner-tied ones, and an `AsyncSequence` — all built on the next-signal form.
 ///
@@ -90,16 +91,25 @@ extension PendingQuery {
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
         let query = try compiled()
-        let gate = ObserverGate()
-        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: ==) { delivery, signalNext in
-            let documents = delivery.payload.documents
-            guard let event = gate.enter(with: documents) else { return }
-            handler(documents, event, signalNext)
-            gate.exit()
-        }
-        let registration = Registration(query: query, lane: lane, owner: owner)
         let engine = collection.store.engine
+        let binding = ObserverBinding()
+        let delivered = DeliveredResult()
+        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: ==) {
+            [weak engine] delivery, signalNext in
+            // Ownership at the moment of the call: a result that waited while the owner died is dropped here (and
+            // the table ends the observation, which cancels this lane).
+            guard let engine, let id = binding.id else { return }
+            engine.observers.withLiveObserver(id) {
+                let documents = delivery.payload.documents
+                handler(documents, delivered.event(for: documents), signalNext)
+            }
+        }
+        let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
+        let handle = LiveQuery(
+            registration: registration, engine: engine, delivered: delivered, ownsObservation: owner == nil,
+            query: text)
+        engine.observers.add(registration, identity: nil, owner: owner ?? handle, binding: binding)
         engine.register(registration)
-        return LiveQuery(registration: registration, engine: engine, gate: gate, stopsOnDeinit: owner == nil, query: text)
+        return handle
     }
 }

@@ -1,4 +1,4 @@
-import TetherConcurrency
+public import TetherConcurrency
 
 /// Ends an observation on ``cancel()`` or when it is deinitialized, whichever comes first.
 ///
@@ -14,12 +14,16 @@ import TetherConcurrency
 /// ```
 ///
 /// Cancelling is idempotent and thread-safe; the cancel action runs exactly once.
-public final class ObservationToken: Hashable, Sendable {
-    private let onCancel: LockedValue<(@Sendable () -> Void)?>
+public final class ObservationToken: ObservationCancellable, Hashable {
+    /// The cancel action; it returns what is left to wait for, which only ``cancel()`` waits out.
+    private let onCancel: LockedValue<(@Sendable () -> Settling?)?>
 
     /// Makes a token that runs `onCancel` once, on the first ``cancel()`` or at deinit.
     public init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = LockedValue(onCancel)
+        self.onCancel = LockedValue({
+            onCancel()
+            return nil
+        })
     }
 
     /// A token whose action is set right after it is made (the token must exist before it can be an owner).
@@ -29,19 +33,27 @@ public final class ObservationToken: Hashable, Sendable {
     }
 
     @usableFromInline
-    func arm(_ action: @escaping @Sendable () -> Void) {
+    func arm(_ action: @escaping @Sendable () -> Settling?) {
         onCancel.withLock { $0 = action }
     }
 
+    /// Ends the observation without waiting: no call of the observer begins afterwards (ownership is checked at
+    /// the moment of every call), and one already running elsewhere finishes undisturbed.
     deinit {
-        cancel()
+        _ = onCancel.withLock { $0.take() }?()
     }
 
-    /// Ends the observation. When this returns, the observer receives nothing further
-    /// (see ``ObserverTable/removeObservers(ownedBy:)`` for the one exception, inside callbacks).
+    /// Ends the observation. When this returns, the observer receives nothing further and no call of it is running
+    /// (see ``ObserverTable/removeObservers(ownedBy:)`` for the one exception, inside callbacks). It may block for
+    /// as long as a call in progress on another thread takes: from Swift concurrency's threads, prefer
+    /// the `async` form.
     public func cancel() {
-        let action = onCancel.withLock { $0.take() }
-        action?()
+        onCancel.withLock { $0.take() }?()?.wait()
+    }
+
+    /// ``cancel()``, suspending instead of blocking while a call in progress finishes.
+    public func cancel() async {
+        await onCancel.withLock { $0.take() }?()?.wait()
     }
 
     /// Whether ``cancel()`` has run (or the observation was never armed).

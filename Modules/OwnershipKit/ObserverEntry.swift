@@ -1,23 +1,4 @@
-public import Synchronization
-
-/// Whether an entry is still observing. Shared by the entry and every snapshot that holds it, so a notification
-/// already in progress sees a removal the moment it happens.
-@usableFromInline
-final class EntryLife: Sendable {
-    @usableFromInline let active = Atomic<Bool>(true)
-
-    @inlinable
-    init() {}
-
-    @inlinable
-    var isActive: Bool { active.load(ordering: .acquiring) }
-
-    /// Marks the entry ended; true for the one call that ended it.
-    @inlinable
-    func end() -> Bool {
-        active.exchange(false, ordering: .acquiringAndReleasing)
-    }
-}
+public import TetherConcurrency
 
 /// Strong references set aside while the table's lock is held, released once it is not.
 ///
@@ -68,7 +49,9 @@ struct Retained: @unchecked Sendable {
 struct ObserverEntry<Observer: Sendable>: Sendable {
     /// Entries are ordered by id: insertion order.
     @usableFromInline let id: UInt64
-    @usableFromInline let life: EntryLife
+    /// Whether the entry still observes, and the calls running outside the table (lanes, tasks). Shared by the
+    /// entry and every snapshot that holds it, so a notification in progress sees a removal the moment it happens.
+    @usableFromInline let life: CallGate
     /// The observer, held strongly while an external owner lives.
     @usableFromInline var strong: StrongObserver<Observer>?
     /// The observer's object, weakly, when the observer is a class instance: its identity and its self-reference.
@@ -86,7 +69,7 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
         isSelfOwned: Bool, owners: [WeakReference]
     ) {
         self.id = id
-        self.life = EntryLife()
+        self.life = CallGate()
         self.strong = strong
         self.object = object
         self.project = project
@@ -109,6 +92,18 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
         for owner in owners {
             if let alive = owner.object { return alive }
         }
+        return nil
+    }
+
+    /// An owner alive right now — an external one, else the observer's own object when it owns itself — retained by
+    /// the result; nil when none is. Loads weak references: under the table's lock, only the returned reference may
+    /// be created, and the caller releases it outside.
+    @inlinable
+    func anyLiveOwner() -> AnyObject? {
+        for owner in owners {
+            if let alive = owner.object { return alive }
+        }
+        if isSelfOwned, let alive = object?.object { return alive }
         return nil
     }
 

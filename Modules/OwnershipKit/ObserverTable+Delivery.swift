@@ -1,24 +1,19 @@
 public import TetherConcurrency
-public import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension ObserverTable {
-    /// After a mutation: drain if this thread became the drainer; otherwise, for a removal, wait until the
-    /// drainer has delivered everything queued before it (never while this thread is itself delivering).
+    /// After a mutation: drains if this thread became the drainer; for a removal, returns what is left to wait
+    /// for (see ``Settling``).
+    @inlinable
+    func settle(_ outcome: Outcome) -> Settling? {
+        if outcome.mustDrain { drain() }
+        guard outcome.waitTicket != 0 else { return nil }
+        return Settling(delivered: delivered, ticket: outcome.waitTicket, calls: outcome.ended)
+    }
+
+    /// After a mutation that waits for nothing: drains if this thread became the drainer.
     @inlinable
     func finish(_ outcome: Outcome) {
-        if outcome.mustDrain {
-            drain()
-        } else if outcome.waitTicket != 0, !DeliveryContext.isDelivering {
-            waitUntilDelivered(outcome.waitTicket)
-        }
+        if outcome.mustDrain { drain() }
     }
 
     /// Delivers queued jobs until the queue is empty, then gives up the drainer role.
@@ -37,7 +32,7 @@ extension ObserverTable {
                 finished = nil
                 guard let (job, ticket) = next else { break }
                 run(job)
-                deliveredTicket.store(ticket, ordering: .releasing)
+                delivered.advance(to: ticket)
                 finished = job
             }
             _ = finished
@@ -68,7 +63,7 @@ extension ObserverTable {
     /// until the callback returns.
     @inlinable
     func deliver(_ notice: ObserverNotice<Event>, to entry: UnsafePointer<ObserverEntry<Observer>>) {
-        guard entry.pointee.life.isActive else { return }
+        guard entry.pointee.life.isOpen else { return }
         // The common case: held strongly for a live external owner. The observer is passed from its storage.
         if let strong = entry.pointee.strong, let owner = entry.pointee.liveOwner() {
             deliver(strong.observer, notice)
@@ -102,22 +97,5 @@ extension ObserverTable {
         }
         // This thread is the drainer, so a stopped notice queued above is delivered by the running drain loop.
         return current?.target()
-    }
-
-    /// Waits until the drainer has delivered the job with `ticket`.
-    ///
-    /// Polls with a backoff (yield, then sleeps of up to 1 ms): waits are rare — only a removal racing a
-    /// delivery on another thread — and short, since callbacks are.
-    @usableFromInline
-    func waitUntilDelivered(_ ticket: UInt64) {
-        var attempt = 0
-        while deliveredTicket.load(ordering: .acquiring) < ticket {
-            if attempt < 64 {
-                sched_yield()
-            } else {
-                usleep(UInt32(min(1000, 1 << min(attempt - 64, 10))))
-            }
-            attempt += 1
-        }
     }
 }

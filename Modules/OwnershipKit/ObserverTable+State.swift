@@ -1,3 +1,5 @@
+public import TetherConcurrency
+
 
 extension ObserverTable {
     /// One unit of delivery work, run in order by whichever thread is draining. Indirect, so that moving one
@@ -23,6 +25,8 @@ extension ObserverTable {
         /// sweep on another thread that saw the same owner die first), the removal returns only once they are
         /// delivered, so the observers it concerns have had their stopped notices and receive nothing more.
         @usableFromInline var waitTicket: UInt64 = 0
+        /// For removals: the entries this call ended, whose calls outside the table it waits out.
+        @usableFromInline var ended: [CallGate] = []
 
         @inlinable
         init() {}
@@ -85,7 +89,8 @@ extension ObserverTable {
         @inlinable
         mutating func end(at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             let entry = entries.remove(at: index)
-            _ = entry.life.end()
+            entry.life.close()
+            outcome.ended.append(entry.life)
             if let object = entry.object, entryByObject[object.id] == entry.id {
                 entryByObject[object.id] = nil
             }

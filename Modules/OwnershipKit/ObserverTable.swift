@@ -1,5 +1,4 @@
 public import TetherConcurrency
-public import Synchronization
 
 /// Observers with owners: the table that decides how long an observer lives and what it receives.
 ///
@@ -49,8 +48,8 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
 
     @usableFromInline let deliver: Delivery
     @usableFromInline let state = LockedValue(State())
-    /// The ticket of the last job delivered; waiters poll it.
-    @usableFromInline let deliveredTicket = Atomic<UInt64>(0)
+    /// The ticket of the last job delivered; removals wait on it.
+    @usableFromInline let delivered = Watermark()
 
     /// Makes an empty table that delivers notices with `deliver`.
     ///
@@ -66,16 +65,23 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     ///
     /// `wrap` turns the object into the table's observer type, for example `{ $0 }` when `Observer` is an
     /// existential the object conforms to. It is called for each delivery while the observer is held weakly.
+    ///
+    /// `binding`, when given, learns the observer's id before any notice can reach it (see ``ObserverBinding``).
     @inlinable
-    public func add<Object: AnyObject & Sendable>(_ observer: Object, as wrap: @escaping @Sendable (Object) -> Observer) {
+    @discardableResult
+    public func add<Object: AnyObject & Sendable>(
+        _ observer: Object, binding: ObserverBinding? = nil, as wrap: @escaping @Sendable (Object) -> Observer
+    ) -> ObserverID {
         let project: @Sendable (AnyObject) -> Observer? = { wrap(unsafeDowncast($0, to: Object.self)) }
-        attach(wrap(observer), object: observer, ownership: .selfOwned(project))
+        return ObserverID(
+            attach(wrap(observer), object: observer, ownership: .selfOwned(project)) { binding?.bind($0) })
     }
 
     /// Adds a self-owned observer: held weakly, observing until it is deallocated or removes itself with
     /// `removeObservers(ownedBy: observer)`.
     @inlinable
-    public func add(_ observer: Observer) where Observer: AnyObject {
+    @discardableResult
+    public func add(_ observer: Observer) -> ObserverID where Observer: AnyObject {
         add(observer, as: { $0 })
     }
 
@@ -84,13 +90,13 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// A class-instance observer already in the table gains `owner` (no second entry, no second added notice).
     /// When `owner` is the observer itself this is self-ownership, as with ``add(_:)``.
     @inlinable
-    public func add(_ observer: Observer, owner: AnyObject) {
+    @discardableResult
+    public func add(_ observer: Observer, owner: AnyObject) -> ObserverID {
         let object = Self.object(of: observer)
         if let object, object === owner {
-            attach(observer, object: object, ownership: .selfOwned({ $0 as? Observer }))
-        } else {
-            attach(observer, object: object, ownership: .owned(WeakReference(owner)))
+            return ObserverID(attach(observer, object: object, ownership: .selfOwned({ $0 as? Observer })))
         }
+        return ObserverID(attach(observer, object: object, ownership: .owned(WeakReference(owner))))
     }
 
     /// Adds an observer owned by `owner` and identified by `identity`: for an observer that wraps a class instance
@@ -98,17 +104,26 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// as ``add(_:owner:)`` does for an observer that is itself the instance.
     ///
     /// `identity` should not be `owner`; for self-ownership use ``add(_:as:)``.
+    ///
+    /// `binding`, when given, learns the observer's id before any notice can reach it (see ``ObserverBinding``).
     @inlinable
-    public func add(_ observer: Observer, identity: AnyObject?, owner: AnyObject) {
-        attach(observer, object: identity, ownership: .owned(WeakReference(owner)))
+    @discardableResult
+    public func add(
+        _ observer: Observer, identity: AnyObject?, owner: AnyObject, binding: ObserverBinding? = nil
+    ) -> ObserverID {
+        ObserverID(attach(observer, object: identity, ownership: .owned(WeakReference(owner))) { binding?.bind($0) })
     }
 
     /// Adds an observer owned by the returned token: it observes until the token is cancelled or deinitialized.
+    ///
+    /// `binding`, when given, learns the observer's id before any notice can reach it (see ``ObserverBinding``).
     @inlinable
-    public func observe(_ observer: Observer) -> ObservationToken {
+    public func observe(_ observer: Observer, binding: ObserverBinding? = nil) -> ObservationToken {
         let token = ObservationToken()
         let tokenID = ObjectIdentifier(token)
-        let entryID = attach(observer, object: Self.object(of: observer), ownership: .owned(WeakReference(token)))
+        let entryID = attach(observer, object: Self.object(of: observer), ownership: .owned(WeakReference(token))) {
+            binding?.bind($0)
+        }
         token.arm { [weak self] in
             self?.release(ownerID: tokenID, fromEntry: entryID)
         }
@@ -129,9 +144,22 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// observer's callback needs.
     @inlinable
     public func removeObservers(ownedBy owner: AnyObject?) {
-        guard let owner else { return }
+        settle(removing(ownedBy: owner))?.wait()
+    }
+
+    /// ``removeObservers(ownedBy:)``, suspending instead of blocking while a notice or call in progress finishes:
+    /// the form to use from Swift concurrency's threads.
+    @inlinable
+    public func removeObservers(ownedBy owner: AnyObject?) async {
+        await settle(removing(ownedBy: owner))?.wait()
+    }
+
+    /// Removes `owner` under the lock; returns what the caller must finish.
+    @inlinable
+    func removing(ownedBy owner: AnyObject?) -> Outcome {
+        guard let owner else { return Outcome() }
         var graveyard = Graveyard<Observer>()
-        let outcome = state.withLock { state in
+        return state.withLock { state in
             var outcome = Outcome()
             var index = 0
             while index < state.entries.count {
@@ -154,12 +182,12 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
             outcome.waitTicket = state.lastTicket
             return outcome
         }
-        finish(outcome)
     }
 
-    /// Removes the owner with identity `ownerID` (alive or in its `deinit`) from one entry.
+    /// Removes the owner with identity `ownerID` (alive or in its `deinit`) from one entry; returns what is left
+    /// to wait for, which the caller may skip (a `deinit` never waits).
     @inlinable
-    func release(ownerID: ObjectIdentifier, fromEntry entryID: UInt64) {
+    func release(ownerID: ObjectIdentifier, fromEntry entryID: UInt64) -> Settling? {
         var graveyard = Graveyard<Observer>()
         let outcome = state.withLock { state in
             var outcome = Outcome()
@@ -173,7 +201,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
             outcome.waitTicket = state.lastTicket
             return outcome
         }
-        finish(outcome)
+        return settle(outcome)
     }
 
     /// Ends every observer whose owners are all gone now, sending their stopped notices, and releases the
@@ -217,7 +245,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
         let snapshot = state.withLock { $0.entries }
         return withExtendedLifetime(snapshot) {
             var count = 0
-            for entry in snapshot where entry.life.isActive && entry.target() != nil {
+            for entry in snapshot where entry.life.isOpen && entry.target() != nil {
                 count += 1
             }
             state.withLock { _ in }  // released after a lock: see `drain()`
@@ -230,7 +258,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     public var hasObservers: Bool {
         let snapshot = state.withLock { $0.entries }
         return withExtendedLifetime(snapshot) {
-            let found = snapshot.contains { $0.life.isActive && $0.target() != nil }
+            let found = snapshot.contains { $0.life.isOpen && $0.target() != nil }
             state.withLock { _ in }  // released after a lock: see `drain()`
             return found
         }
@@ -253,9 +281,14 @@ extension ObserverTable {
     }
 
     /// Adds an entry, or ownership to the entry that already holds `object`; returns the entry's id.
+    ///
+    /// `bind` is told the entry's id under the table's lock, before any notice can reach the observer: an observer
+    /// that calls out of the table later (a lane) learns whom to ask whether it may. It must only store the id.
     @inlinable
     @discardableResult
-    func attach(_ observer: Observer, object: AnyObject?, ownership: Ownership) -> UInt64 {
+    func attach(
+        _ observer: Observer, object: AnyObject?, ownership: Ownership, bind: (ObserverID) -> Void = { _ in }
+    ) -> UInt64 {
         var graveyard = Graveyard<Observer>()
         let (entryID, outcome) = state.withLock { state in
             var outcome = Outcome()
@@ -271,6 +304,7 @@ extension ObserverTable {
                         }
                         if state.entries[index].strong == nil { state.entries[index].strong = StrongObserver(observer) }
                     }
+                    bind(ObserverID(id))
                     state.noteMutation(&graveyard, &outcome)
                     state.claimDrain(&outcome)
                     return (id, outcome)
@@ -290,6 +324,7 @@ extension ObserverTable {
                     project: nil, isSelfOwned: false, owners: [owner])
             }
             state.nextEntryID += 1
+            bind(ObserverID(entry.id))
             state.entries.append(entry)
             if let object { state.entryByObject[ObjectIdentifier(object)] = entry.id }
             state.enqueue(.added(entry), &outcome)

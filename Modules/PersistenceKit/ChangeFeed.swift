@@ -1,5 +1,5 @@
 import Dispatch
-import TetherConcurrency
+public import TetherConcurrency
 
 /// A store's change feed: after each commit that changed something, every subscriber receives a ``ChangeSet`` —
 /// never for a rollback, and never while the writer waits. Each subscriber has its own lane: while its handler is
@@ -85,7 +85,7 @@ public final class ChangeFeed: Sendable {
 }
 
 /// A change-feed subscription. It ends on ``cancel()`` or when deinitialized.
-public final class ChangeSubscription: Sendable {
+public final class ChangeSubscription: ObservationCancellable {
     let feed: ChangeFeed
     let subscriber: ChangeSubscriber
 
@@ -181,7 +181,7 @@ final class ChangeSubscriber: Sendable {
 }
 
 /// The change feed as an `AsyncSequence` (see ``ChangeFeed/stream()``). Iterate it from one task.
-public struct ChangeStream: AsyncSequence, Sendable {
+public struct ChangeStream: AsyncSequence, ObservationCancellable {
     /// The sequence's elements.
     public typealias Element = ChangeSet
 

@@ -30,7 +30,10 @@ extension Resource {
         if let identity, identity === owner {
             addSelfOwned(identity, delivery: delivery) { $0 as? any ResourceObserver }
         } else {
-            observers.add(makeSink(observer, delivery: delivery), identity: identity, owner: owner)
+            let binding = ObserverBinding()
+            observers.add(
+                makeSink(observer, delivery: delivery, binding: binding), identity: identity, owner: owner,
+                binding: binding)
         }
         logAdded("\(type(of: observer))")
         return self
@@ -58,7 +61,8 @@ extension Resource {
         _ observer: any ResourceObserver, delivery: (any DeliveryPolicy)? = nil
     ) -> ObservationToken {
         logAdded("\(type(of: observer))")
-        return observers.observe(makeSink(observer, delivery: delivery))
+        let binding = ObserverBinding()
+        return observers.observe(makeSink(observer, delivery: delivery, binding: binding), binding: binding)
     }
 
     /// Adds `closure` as an observer owned by the returned token: it observes until the token is cancelled or
@@ -99,19 +103,19 @@ extension Resource {
             observers.add(object) { ObserverSink(link: link, target: project($0).map { .direct($0) } ?? .none) }
             return
         }
-        let flag = StopFlag()
         // The lane holds the observer weakly; it is unwrapped before it is projected (no cast of a nil weak).
         let reference = WeakReference(object)
-        let lane = ObserverSink.lane(policy: delivery, flag: flag) { reference.object.flatMap(project) }
-        observers.add(object) { _ in ObserverSink(link: link, target: .lane(lane, flag)) }
+        let binding = ObserverBinding()
+        let lane = ObserverSink.lane(policy: delivery, binding: binding) { reference.object.flatMap(project) }
+        observers.add(object, binding: binding) { _ in ObserverSink(link: link, target: .lane(lane)) }
     }
 
-    func makeSink(_ observer: any ResourceObserver, delivery: (any DeliveryPolicy)?) -> ObserverSink {
+    func makeSink(
+        _ observer: any ResourceObserver, delivery: (any DeliveryPolicy)?, binding: ObserverBinding
+    ) -> ObserverSink {
         let link = ResourceLink(self)
         guard let delivery else { return ObserverSink(link: link, target: .direct(observer)) }
-        let flag = StopFlag()
-        return ObserverSink(
-            link: link, target: .lane(ObserverSink.lane(policy: delivery, flag: flag) { observer }, flag))
+        return ObserverSink(link: link, target: .lane(ObserverSink.lane(policy: delivery, binding: binding) { observer }))
     }
 
     /// Logs the new observer and, on the first, starts the persistent-cache check.

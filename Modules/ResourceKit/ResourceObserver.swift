@@ -1,6 +1,5 @@
 import DeliveryKit
 import OwnershipKit
-import Synchronization
 
 /// Something that follows a resource: told of each ``ResourceEvent``, and once when it stops observing.
 ///
@@ -48,11 +47,6 @@ final class ResourceLink: Sendable {
     }
 }
 
-/// Tells an observer set once, when it stops, so that a lane drops what it would still hand over.
-final class StopFlag: Sendable {
-    let stopped = Atomic<Bool>(false)
-}
-
 /// What a lane carries to an observer.
 enum LaneItem: Sendable {
     case event(Resource, ResourceEvent)
@@ -71,7 +65,7 @@ struct ObserverSink: Sendable {
         /// A closure observer, called directly (no existential to open).
         case closure(@Sendable (Resource, ResourceEvent) -> Void)
         case direct(any ResourceObserver)
-        case lane(DeliveryLane<LaneItem>, StopFlag)
+        case lane(DeliveryLane<LaneItem>)
         /// A self-owned observer that could not be projected (never expected).
         case none
     }
@@ -94,10 +88,9 @@ struct ObserverSink: Sendable {
             observer.resourceChanged(resource, event: .observerAdded)
         case (.direct(let observer), .stopped):
             observer.stoppedObserving(resource: resource)
-        case (.lane(let lane, _), .added):
+        case (.lane(let lane), .added):
             lane.submit(.event(resource, .observerAdded))
-        case (.lane(let lane, let flag), .stopped):
-            flag.stopped.store(true, ordering: .releasing)
+        case (.lane(let lane), .stopped):
             lane.submit(.stopped(resource))
         case (.direct, .event), (.lane, .event), (.none, _):
             break  // events are delivered above
@@ -108,24 +101,26 @@ struct ObserverSink: Sendable {
         switch target {
         case .closure(let closure): closure(resource, event)
         case .direct(let observer): observer.resourceChanged(resource, event: event)
-        case .lane(let lane, _): lane.submit(.event(resource, event))
+        case .lane(let lane): lane.submit(.event(resource, event))
         case .none: break
         }
     }
 
-    /// A lane under `policy` that calls `observer`, dropping events once stopped (the stop itself coalesces over a
-    /// waiting event, and nothing follows it).
+    /// A lane under `policy` that calls `observer`. Ownership is checked at the moment of each call: an event
+    /// waiting in the lane when the observer's owners died (or it was removed) is dropped, never delivered, and the
+    /// table ends the observer on the spot. Its stopped notice, which coalesces over a waiting event, comes last.
     static func lane(
-        policy: any DeliveryPolicy, flag: StopFlag, observer: @escaping @Sendable () -> (any ResourceObserver)?
+        policy: any DeliveryPolicy, binding: ObserverBinding, observer: @escaping @Sendable () -> (any ResourceObserver)?
     ) -> DeliveryLane<LaneItem> {
         policy.makeLane { (delivery: Delivery<LaneItem>) in
-            guard let observer = observer() else { return }
             switch delivery.payload {
             case .event(let resource, let event):
-                guard !flag.stopped.load(ordering: .acquiring) else { return }
-                observer.resourceChanged(resource, event: event)
+                guard let id = binding.id else { return }
+                resource.observers.withLiveObserver(id) {
+                    observer()?.resourceChanged(resource, event: event)
+                }
             case .stopped(let resource):
-                observer.stoppedObserving(resource: resource)
+                observer()?.stoppedObserving(resource: resource)
             }
         }
     }

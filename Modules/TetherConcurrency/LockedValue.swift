@@ -63,4 +63,9 @@ package final class PThreadMutex: @unchecked Sendable {
 
     @usableFromInline
     package func unlock() { pthread_mutex_unlock(mutex) }
+
+    /// The mutex itself, for a condition wait (see ``ConditionLock``).
+    func withUnsafeMutex<Result>(_ body: (UnsafeMutablePointer<pthread_mutex_t>) -> Result) -> Result {
+        body(mutex)
+    }
 }

@@ -151,7 +151,7 @@ struct BackPressureScenario {
             try await Task.sleep(for: .milliseconds(5))
         }
         let statistics = liveQuery.deliveryStatistics
-        liveQuery.stop()
+        await liveQuery.stop()
         run.samples = sampler.stop()
         run.peakMegabytes = run.samples.map(\.megabytes).max() ?? run.baselineMegabytes
         run.deliveries = consumer.processed.withLock { $0.count }

@@ -40,7 +40,7 @@ struct BackPressureTests {
         #expect(statistics.heldHighWater <= 2)
         let final = try await items.find("store_id == 'abc123'").sort("n", direction: .descending).limit(1).exec()
         #expect(final.first?.int("n") == 9_999)
-        liveQuery.stop()
+        await liveQuery.stop()
     }
 
     @Test("The writer never waits for observers: 2,000 commits take as long with a stuck observer as with none")
@@ -51,7 +51,7 @@ struct BackPressureTests {
         for index in 0..<2_000 { try await items.upsert(["_id": .string("d\(index)")]) }
         #expect(try await items.findAll().exec().count == 2_000)
         #expect(liveQuery.deliveryStatistics.heldHighWater <= 2)
-        liveQuery.stop()
+        await liveQuery.stop()
     }
 
     @Test("Writes to other groups cost a query no evaluation; identical queries are evaluated once per commit", arguments: TestStores.kinds)
@@ -73,6 +73,6 @@ struct BackPressureTests {
         let updates = (after.evaluations + after.incrementalUpdates) - (before.evaluations + before.incrementalUpdates)
         #expect(updates == 1, "only the relevant commit updated the result: \(after)")
         #expect(after.evaluations == before.evaluations, "and it did so from the changed document, without a query: \(after)")
-        for query in queries { query.stop() }
+        for query in queries { await query.stop() }
     }
 }

@@ -79,6 +79,6 @@ struct DiffTests {
         #expect(move.updates == [0])
         #expect(boundary.deletions == [1])
         #expect(boundary.insertions == [2])
-        liveQuery.stop()
+        await liveQuery.stop()
     }
 }

@@ -72,7 +72,7 @@ struct FaultInjectionTests {
         let deadline = ContinuousClock.now + .seconds(10)
         while delivered.withLock({ $0 }) != expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(delivered.withLock { $0 } == expected, "the observer ended on the final state")
-        liveQuery.stop()
+        await liveQuery.stop()
 
         try sqlite.close()
         let reopened = try SQLiteDocumentStore(path: path)

@@ -34,7 +34,7 @@ struct LeakTests {
             let deadline = ContinuousClock.now + .seconds(30)
             while seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
             #expect(seen.withLock { $0 } == ["stopped", "owner-tied"], "both queries saw the document")
-            stopped.stop()
+            await stopped.stop()
             withExtendedLifetime(screen) {}
         }
         let survivors = await tracker.survivors(waitingUpTo: .seconds(10))

@@ -36,7 +36,7 @@ struct ObservationTests {
         guard case .update(let update) = all[2].event else { return }
         #expect(update.deletions == [0])
         #expect(update.oldDocuments.map(\.id) == ["a", "b"])
-        liveQuery.stop()
+        await liveQuery.stop()
     }
 
     @Test("The four variants deliver the same results; deliverOn uses the queue given", arguments: TestStores.kinds)
@@ -68,7 +68,7 @@ struct ObservationTests {
         #expect(onQueue.withLock { $0 })
         #expect(store.statistics.queries == 1, "identical queries share one evaluation")
         #expect(store.statistics.observers == 4)
-        for query in queries { query.stop() }
+        for query in queries { await query.stop() }
         #expect(store.statistics.observers == 0)
     }
 

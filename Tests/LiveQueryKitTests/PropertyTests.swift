@@ -80,7 +80,7 @@ struct PropertyTests {
             #expect(validStates.contains(entry.ids), "snapshot \(index) \(entry.ids) is no commit's result for \(query) after \(writes)")
             if index == 0 { #expect(entry.event == .initial) } else { #expect(!entry.event.isInitial) }
         }
-        liveQuery.stop()
+        await liveQuery.stop()
     }
 
     @Test("In memory: 200 random cases")

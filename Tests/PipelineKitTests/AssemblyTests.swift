@@ -156,8 +156,8 @@ struct AssemblyTests {
         signals.withLock { $0.removeFirst() }()
         try await waitUntil { held.withLock { $0.count } == 2 }
         #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
-        abc.stop()
-        all.stop()
+        await abc.stop()
+        await all.stop()
         tracker.track(abc, "live query abc")
         tracker.track(all, "live query all")
         }

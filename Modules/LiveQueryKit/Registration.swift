@@ -1,0 +1,35 @@
+import DeliveryKit
+import OwnershipKit
+import PersistenceKit
+import TetherConcurrency
+
+/// One observer of one query, as the engine's ``ObserverTable`` holds it: its query, its lane, and its place in the
+/// table (``binding``), which every delivery asks, at the moment of the call, whether the observer's owner lives.
+///
+/// Ownership is OwnershipKit's: an owner-tied observer is owned by its owner, any other by its ``LiveQuery`` handle.
+/// When the table ends the entry — stopped, owner deallocated, handle deinitialized — it sends the stopped notice,
+/// and the engine unregisters the observer (its lane cancelled, its payloads released).
+final class Registration: Sendable {
+    let query: DocumentQuery
+    let lane: DeliveryLane<Snapshot>
+    let binding: ObserverBinding
+    weak let engine: LiveQueryEngine?
+    let stopped = LockedValue(false)
+
+    init(query: DocumentQuery, lane: DeliveryLane<Snapshot>, binding: ObserverBinding, engine: LiveQueryEngine) {
+        self.query = query
+        self.lane = lane
+        self.binding = binding
+        self.engine = engine
+    }
+
+    /// Whether the engine has unregistered the observer (or its lane was cancelled).
+    var isGone: Bool {
+        stopped.withLock { $0 } || lane.isCancelled
+    }
+
+    /// What the engine's observer table does with its notices: the stopped notice unregisters the observer.
+    static func deliver(_ registration: Registration, _ notice: ObserverNotice<Never>) {
+        if case .stopped = notice { registration.engine?.unregister(registration) }
+    }
+}

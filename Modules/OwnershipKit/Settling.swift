@@ -1,0 +1,37 @@
+public import TetherConcurrency
+
+/// What a removal leaves to wait for before its promise holds: the notices queued before it, delivered by whichever
+/// thread drains the table, and the calls the ended observers had begun outside the table (in a lane, a task).
+///
+/// Waiting is skipped on a thread or task that is itself delivering — inside an observer's callback, which is what
+/// keeps waits free of deadlock — and never happens in a `deinit`, which drops the value instead: once an observer
+/// has ended, no call of it begins (``ObserverTable/withLiveObserver(_:_:)`` checks at the moment of the call).
+@usableFromInline
+struct Settling: Sendable {
+    @usableFromInline let delivered: Watermark
+    @usableFromInline let ticket: UInt64
+    @usableFromInline let calls: [CallGate]
+
+    @inlinable
+    init(delivered: Watermark, ticket: UInt64, calls: [CallGate]) {
+        self.delivered = delivered
+        self.ticket = ticket
+        self.calls = calls
+    }
+
+    /// Blocks until everything this removal concerns has been delivered or has returned.
+    @usableFromInline
+    func wait() {
+        guard !DeliveryContext.isDelivering else { return }
+        delivered.wait(until: ticket)
+        for gate in calls { gate.waitForCalls() }
+    }
+
+    /// Suspends until everything this removal concerns has been delivered or has returned.
+    @usableFromInline
+    func wait() async {
+        guard !DeliveryContext.isDelivering else { return }
+        await delivered.wait(until: ticket)
+        for gate in calls { await gate.waitForCalls() }
+    }
+}
