@@ -220,7 +220,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OwnershipKitTests",
-            dependencies: ["OwnershipKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
+            dependencies: ["OwnershipKit", "DeliveryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/OwnershipKitTests"
         ),
         .testTarget(

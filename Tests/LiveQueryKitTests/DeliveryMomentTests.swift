@@ -1,0 +1,185 @@
+import DeliveryKit
+import Dispatch
+import Foundation
+import LiveQueryKit
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+import TetherTestingTraits
+import Testing
+
+/// Ownership holds at the moment of delivery for live queries: a result that waited — on a suspended queue, behind a
+/// running handler, for `signalNext` — is checked when its handler would run, on both stores.
+@Suite("Live queries: ownership holds at the moment of delivery", .timeLimit(.minutes(2)), .leakChecked)
+struct LiveQueryDeliveryMomentTests {
+    @Test("Owner-tied, deliverOn: the owner dies while the initial result waits on the queue — no call", arguments: TestStores.kinds)
+    func ownerDiesWhileResultWaitsOnQueue(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let queue = DispatchQueue(label: "suspended")
+        queue.suspend()
+        let watch = DeinitWatch()
+        do {
+            let owner = WatchedOwner(watch)
+            try items.findAll().observeLocal(owner: owner, deliverOn: queue) { _, _ in watch.recordCall() }
+            try await eventually { store.statistics.queries == 1 && store.statistics.evaluations == 1 }
+        }
+        #expect(watch.hasDied)
+        queue.resume()
+        try await eventually {
+            queue.sync {}
+            return store.statistics.observers == 0
+        }
+        queue.sync {}
+        #expect(watch.calls == 0)
+        #expect(watch.callsAfterDeinit == 0)
+    }
+
+    @Test("Next-signal: the owner dies while a result waits for signalNext — signalling calls nothing, the result is released", arguments: TestStores.kinds)
+    func ownerDiesWhileSignalOutstanding(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let watch = DeinitWatch()
+        let signal = LockedValue<SignalNext?>(nil)
+        let liveQuery: LiveQuery
+        do {
+            let owner = WatchedOwner(watch)
+            liveQuery = try items.findAll().observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
+                watch.recordCall()
+                signal.withLock { $0 = signalNext }  // holds the signal: the next result waits
+            }
+            try await eventually { signal.withLock { $0 } != nil }
+            try await items.upsert(["_id": "b"])
+            try await eventually { liveQuery.deliveryStatistics.submitted == 2 }  // the new result waits in the lane
+        }
+        #expect(watch.hasDied)
+        signal.withLock { $0.take() }?()
+        try await eventually { store.statistics.observers == 0 && liveQuery.isStopped }
+        #expect(watch.calls == 1)
+        #expect(watch.callsAfterDeinit == 0)
+        let statistics = liveQuery.deliveryStatistics
+        #expect(statistics.delivered == 2, "begun for the handler, then dropped at the check")
+        #expect(statistics.heldHighWater <= 2)
+    }
+
+    @Test("The owner dies while the handler runs: kept alive for that call; no call after its deinit", arguments: TestStores.kinds)
+    func ownerDiesWhileHandlerRuns(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let queue = DispatchQueue(label: "handler")
+        let watch = DeinitWatch()
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let ownerAliveDuringCall = LockedValue<Bool?>(nil)
+        let control = Received()
+        let controlOwner = WatchedOwner(DeinitWatch())
+        try items.findAll().observeLocal(owner: controlOwner, deliverOn: queue) { control.append($0, $1) }
+        do {
+            let owner = WatchedOwner(watch)
+            try items.findAll().observeLocal(owner: owner, deliverOn: queue) { _, event in
+                watch.recordCall()
+                guard event.isInitial else { return }
+                entered.signal()
+                proceed.wait()
+                ownerAliveDuringCall.withLock { $0 = !watch.hasDied }
+            }
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    entered.wait()
+                    continuation.resume()
+                }
+            }
+        }  // the test lets go of the owner while its handler runs
+        proceed.signal()
+        try await eventually { watch.hasDied }
+        // Two commits: the second's result reaching the control observer means the first's was offered to every
+        // lane before it; flushing the queue then runs anything the dead observer's lane handed over.
+        try await items.upsert(["_id": "b"])
+        try await items.upsert(["_id": "c"])
+        try await control.wait { $0.last == ["a", "b", "c"] }
+        queue.sync {}
+        #expect(ownerAliveDuringCall.withLock { $0 } == true, "the call kept its owner alive")
+        #expect(watch.calls == 1)
+        #expect(watch.callsAfterDeinit == 0)
+        try await eventually { store.statistics.observers == 1 }
+        withExtendedLifetime(controlOwner) {}
+    }
+
+    @Test("A handle dropped while its result waits on the queue: no call", arguments: TestStores.kinds)
+    func handleDroppedWhileResultWaits(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let queue = DispatchQueue(label: "suspended")
+        queue.suspend()
+        let calls = LockedValue(0)
+        do {
+            let liveQuery = try items.findAll().observeLocal(deliverOn: queue) { _, _ in calls.withLock { $0 += 1 } }
+            try await eventually { liveQuery.deliveryStatistics.delivered == 1 }  // handed to the suspended queue
+        }  // the handle is deinitialized: it ends the observation without waiting
+        queue.resume()
+        try await eventually {
+            queue.sync {}
+            return store.statistics.observers == 0
+        }
+        queue.sync {}
+        #expect(calls.withLock { $0 } == 0)
+    }
+
+    @Test("stop() from inside the handler returns at once")
+    func stopInsideTheHandler() async throws {
+        let store = Store.inMemory()
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let inside = LockedValue<LiveQuery?>(nil)
+        let stoppedInside = LockedValue(false)
+        let liveQuery = try items.findAll().observeLocal { _, _ in
+            inside.withLock { $0 }?.stop()  // would deadlock if it waited for itself
+            stoppedInside.withLock { $0 = true }
+        }
+        inside.withLock { $0 = liveQuery }
+        try await items.upsert(["_id": "b"])
+        try await eventually { stoppedInside.withLock { $0 } || liveQuery.isStopped }
+        try await eventually { store.statistics.observers == 0 }
+        inside.withLock { $0 = nil }
+    }
+
+    @Test("await stop() for 50 queries whose handlers are blocked elsewhere leaves Swift concurrency's threads free")
+    func asyncStopDoesNotStarveThePool() async throws {
+        let store = Store.inMemory()
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let count = 50
+        let release = DispatchSemaphore(value: 0)
+        let entered = LockedValue(0)
+        let queries = try (0..<count).map { index in
+            try items.findAll().observeLocal(deliverOn: DispatchQueue(label: "blocked \(index)")) { _, _ in
+                entered.withLock { $0 += 1 }
+                release.wait()
+            }
+        }
+        try await eventually { entered.withLock { $0 } == count }
+        // A watchdog, for the failure only: if the stops held the pool, nothing below could run; it releases the
+        // handlers after a correctness deadline and the test then fails instead of hanging.
+        let releasedByWatchdog = LockedValue(false)
+        let watchdog = DispatchWorkItem {
+            releasedByWatchdog.withLock { $0 = true }
+            for _ in 0..<count { release.signal() }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30, execute: watchdog)
+        let stops = queries.map { query in Task { await query.stop() } }
+        // Every stop has ended its observation and is waiting for its blocked handler; looking needs the pool too.
+        try await eventually { queries.allSatisfy(\.isStopped) }
+        let unrelated = await Task { 42 }.value  // must be scheduled while all 50 stops wait
+        let starved = releasedByWatchdog.withLock { $0 }
+        watchdog.cancel()
+        #expect(unrelated == 42)
+        #expect(!starved, "an unrelated task ran only once the blocked handlers were released")
+        if !starved { for _ in 0..<count { release.signal() } }
+        for stop in stops { await stop.value }
+        #expect(store.statistics.observers == 0)
+    }
+}
