@@ -4,9 +4,19 @@ import OwnershipKit
 import PersistenceKit
 import TetherConcurrency
 
-/// A snapshot as a lane carries it: the documents, compared by value so that an unchanged result is not delivered.
-struct Snapshot: Sendable, Equatable {
-    let documents: [Document]
+/// What a lane carries to one observer: a result, compared by value so that an unchanged one is not delivered, or
+/// why the query could not be evaluated.
+enum Snapshot: Sendable, Equatable {
+    case documents([Document])
+    case failure(EvaluationFailure)
+}
+
+/// A failed evaluation, as observers receive it. Each failure is delivered: two are never "unchanged".
+struct EvaluationFailure: Sendable, Equatable {
+    let error: any Error
+    let serial: UInt64
+
+    static func == (lhs: EvaluationFailure, rhs: EvaluationFailure) -> Bool { lhs.serial == rhs.serial }
 }
 
 /// Counts that show how much work live queries cost.
@@ -22,6 +32,8 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var observers = 0
     /// Distinct queries observed now (identical queries share one evaluation).
     public var queries = 0
+    /// Evaluations that failed (each delivered to the query's observers' `onError:`).
+    public var failures = 0
 }
 
 /// Evaluates observed queries after each commit and hands snapshots to their observers' lanes.
@@ -34,6 +46,8 @@ final class LiveQueryEngine: Sendable {
         var documents: [Document] = []
         var ids: Set<String> = []
         var isEvaluated = false
+        /// The last evaluation failed: the next commit runs the query again (the last good result stays).
+        var isFailing = false
         /// The commit the result reflects.
         var commit: UInt64 = 0
         var registrations: [ObjectIdentifier: Registration] = [:]
@@ -48,6 +62,7 @@ final class LiveQueryEngine: Sendable {
         var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
         var statistics = LiveQueryStatistics()
+        var failureSerial: UInt64 = 0
     }
 
     /// Above this many changed documents in one collection, the query is simply run again: reading that many
@@ -174,7 +189,7 @@ final class LiveQueryEngine: Sendable {
             return evaluation.isEvaluated ? .some(evaluation.documents) : nil
         }
         switch known {
-        case .some(.some(let documents)): registration.lane.submit(Snapshot(documents: documents))
+        case .some(.some(let documents)): registration.lane.submit(.documents(documents))
         case .some(.none): break
         case .none: await evaluate(registration.query)
         }
@@ -190,11 +205,15 @@ final class LiveQueryEngine: Sendable {
             where !collections.contains(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
                 state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
             }
-            return state.evaluations.filter { collections.contains($0.key.collection) && $0.value.isEvaluated }
-                .map { ($0.key, $0.value) }
+            return state.evaluations.filter {
+                collections.contains($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
+            }
+            .map { ($0.key, $0.value) }
         }
         for (query, evaluation) in candidates {
-            switch await refresh(query, evaluation, changes: changes) {
+            // A failing query is run again at each commit that touches its collection, until it succeeds.
+            let refreshed = evaluation.isFailing ? .rerun : await refresh(query, evaluation, changes: changes)
+            switch refreshed {
             case .irrelevant(let commit):
                 state.withLock { state in
                     state.statistics.skippedIrrelevant += 1
@@ -236,7 +255,7 @@ final class LiveQueryEngine: Sendable {
                 return (try reader.commitNumber(), found)
             }
         } catch {
-            logger.warning("live query: could not read changed documents; running the query again", metadata: ["error": "\(error)"])
+            logger.debug("live query: could not read changed documents; running the query again", metadata: ["error": "\(error)"])
             return .rerun
         }
         let wasIn = changed.keys.contains(where: evaluation.ids.contains)
@@ -299,11 +318,26 @@ final class LiveQueryEngine: Sendable {
                 (try reader.commitNumber(), try reader.documents(matching: query).map(Document.init))
             }
         } catch {
-            logger.error(
+            // Delivered to the observers; logged at debug, as an error a library hands to its caller.
+            logger.debug(
                 "live query failed", metadata: ["collection": "\(query.collection)", "error": "\(error)"])
+            publishFailure(error, for: query)
             return
         }
         publish(result.documents, commit: result.commit, for: query, incremental: false)
+    }
+
+    /// Records that a query failed, keeping its last good result, and offers the failure to its observers.
+    func publishFailure(_ error: any Error, for query: DocumentQuery) {
+        let (registrations, serial) = state.withLock { state -> ([Registration], UInt64) in
+            state.statistics.failures += 1
+            state.failureSerial += 1
+            guard state.evaluations[query] != nil else { return ([], state.failureSerial) }
+            state.evaluations[query]?.isFailing = true
+            return (Array(state.evaluations[query]!.registrations.values), state.failureSerial)
+        }
+        let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
+        for registration in registrations { registration.lane.submit(failure) }
     }
 
     /// Records a query's new result and offers it to its observers.
@@ -314,11 +348,12 @@ final class LiveQueryEngine: Sendable {
             evaluation.documents = result
             evaluation.ids = Set(result.map(\.id))
             evaluation.isEvaluated = true
+            evaluation.isFailing = false
             evaluation.commit = commit
             state.evaluations[query] = evaluation
             return Array(evaluation.registrations.values)
         }
-        let snapshot = Snapshot(documents: result)
+        let snapshot = Snapshot.documents(result)
         for registration in registrations { registration.lane.submit(snapshot) }
     }
 }

@@ -13,14 +13,19 @@ public struct LiveQuerySnapshot: Sendable {
 /// A live query as an `AsyncSequence`: asking for the next element is the signal, so a slow consumer gets the latest
 /// result, never a backlog. The observation ends when the iterating task is cancelled or the sequence is released.
 ///
+/// When the query cannot be evaluated (an I/O error, a closed store), the iteration throws that error and the
+/// observation ends, as GRDB's `values(in:)` does; iterate again to retry.
+///
 /// ```swift
-/// for await snapshot in try items.find("store_id == 'abc123'").snapshots() {
+/// for try await snapshot in try items.find("store_id == 'abc123'").snapshots() {
 ///     await render(snapshot.documents)
 /// }
 /// ```
 public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
     /// The elements.
     public typealias Element = LiveQuerySnapshot
+    /// What an evaluation failed with.
+    public typealias Failure = any Error
 
     let deliveries: DeliveryStream<Snapshot>
     let handle: LiveQuery
@@ -46,12 +51,19 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
         let handle: LiveQuery
 
         /// The next snapshot, or nil once the observation has ended.
-        public mutating func next() async -> LiveQuerySnapshot? {
+        ///
+        /// - Throws: The error the query's evaluation failed with; the observation has then ended.
+        public mutating func next() async throws -> LiveQuerySnapshot? {
             guard let delivery = await deliveries.next() else { return nil }
             // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped.
             guard !handle.isStopped else { return nil }
-            let documents = delivery.payload.documents
-            return LiveQuerySnapshot(documents: documents, event: handle.delivered.event(for: documents))
+            switch delivery.payload {
+            case .documents(let documents):
+                return LiveQuerySnapshot(documents: documents, event: handle.delivered.event(for: documents))
+            case .failure(let failure):
+                await handle.stop()
+                throw failure.error
+            }
         }
     }
 }

@@ -6,33 +6,43 @@ import OwnershipKit
 ///
 /// | | the handler is called again after it | on |
 /// |---|---|---|
-/// | ``observeLocal(handler:)`` | returns | a serial queue of the query's own |
-/// | ``observeLocal(deliverOn:handler:)`` | returns | `queue` |
-/// | ``observeLocalWithNextSignal(handler:)`` | calls `signalNext` | a serial queue of the query's own |
-/// | ``observeLocalWithNextSignal(deliverOn:handler:)`` | calls `signalNext` | `queue` |
+/// | ``observeLocal(onError:handler:)`` | returns | a serial queue of the query's own |
+/// | ``observeLocal(deliverOn:onError:handler:)`` | returns | `queue` |
+/// | ``observeLocalWithNextSignal(onError:handler:)`` | calls `signalNext` | a serial queue of the query's own |
+/// | ``observeLocalWithNextSignal(deliverOn:onError:handler:)`` | calls `signalNext` | `queue` |
 ///
 /// Until then the store goes on committing, and nothing queues up: the next call gets the latest result, only if it
 /// differs from the last one this handler received, with the difference from that one. The defaults never use the
 /// main queue, so they work in a process that does not drain it (a Linux service, a test).
+///
+/// **Failures reach the observer** (GRDB's `onError:` is the model). When the query cannot be evaluated — an I/O
+/// error, a store that was closed — `onError` is called in the handler's place, on the same queue and under the
+/// same back pressure; the observer keeps the last good result it received. The query is run again at the next
+/// commit that touches its collection, and the next handler call means results have resumed (its event is the
+/// difference from the last good result).
 extension PendingQuery {
+    /// Called when the query cannot be evaluated; the observation goes on, and is retried at the next commit.
+    public typealias ErrorHandler = @Sendable (any Error) -> Void
+
     /// Observes the query: `handler` gets the result at once (``LiveQueryEvent/initial``), then after each change
     /// that alters it, once it has returned from the previous call. The observation lasts as long as the handle.
     ///
     /// - Throws: ``QueryError`` or `PersistenceError` for an invalid query, before anything is observed.
     public func observeLocal(
-        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+        onError: ErrorHandler? = nil, handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
     ) throws -> LiveQuery {
-        try observeLocalWithNextSignal { documents, event, signalNext in
+        try observeLocalWithNextSignal(onError: onError) { documents, event, signalNext in
             handler(documents, event)
             signalNext()
         }
     }
 
-    /// ``observeLocal(handler:)``, calling `handler` on `queue`.
+    /// ``observeLocal(onError:handler:)``, calling `handler` on `queue`.
     public func observeLocal(
-        deliverOn queue: DispatchQueue, handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+        deliverOn queue: DispatchQueue, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
     ) throws -> LiveQuery {
-        try observeLocalWithNextSignal(deliverOn: queue) { documents, event, signalNext in
+        try observeLocalWithNextSignal(deliverOn: queue, onError: onError) { documents, event, signalNext in
             handler(documents, event)
             signalNext()
         }
@@ -41,23 +51,28 @@ extension PendingQuery {
     /// Observes the query with back pressure: after a call, `handler` is not called again until it calls
     /// `signalNext` — from any thread, at any time, for example after asynchronous work on the documents.
     public func observeLocalWithNextSignal(
-        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+        onError: ErrorHandler? = nil, handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
-        try observe(on: .serialQueue(label: "tether.livequery"), owner: nil, handler: handler)
+        try observe(on: .serialQueue(label: "tether.livequery"), owner: nil, onError: onError, handler: handler)
     }
 
-    /// ``observeLocalWithNextSignal(handler:)``, calling `handler` on `queue`. The general form: every other
+    /// ``observeLocalWithNextSignal(onError:handler:)``, calling `handler` on `queue`. The general form: every other
     /// variant is this one.
     public func observeLocalWithNextSignal(
-        deliverOn queue: DispatchQueue, handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+        deliverOn queue: DispatchQueue, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
-        try observe(on: .queue(queue), owner: nil, handler: handler)
+        try observe(on: .queue(queue), owner: nil, onError: onError, handler: handler)
     }
 
     // MARK: Owner-tied (Siesta's ownership, applied to live queries)
 
-    /// ``observeLocal(handler:)`` for as long as `owner` lives: the observation ends when it is deallocated, so
-    /// the returned handle need not be kept.
+    /// ``observeLocal(onError:handler:)`` for as long as `owner` lives: the observation ends when it is deallocated,
+    /// so the returned handle need not be kept. No call is made once the owner's `deinit` has begun — not even for a
+    /// result that was already waiting — and a call in progress keeps the owner alive until it returns.
+    ///
+    /// Capture the owner weakly: a closure that captures it strongly keeps it alive for as long as the observation
+    /// lasts, which is forever, since the observation lasts as long as the owner.
     ///
     /// ```swift
     /// try items.find("store_id == 'abc123'").observeLocal(owner: self) { [weak self] documents, _ in
@@ -66,28 +81,32 @@ extension PendingQuery {
     /// ```
     @discardableResult
     public func observeLocal(
-        owner: AnyObject, deliverOn queue: DispatchQueue? = nil,
+        owner: AnyObject, deliverOn queue: DispatchQueue? = nil, onError: ErrorHandler? = nil,
         handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
     ) throws -> LiveQuery {
-        try observeLocalWithNextSignal(owner: owner, deliverOn: queue) { documents, event, signalNext in
+        try observeLocalWithNextSignal(owner: owner, deliverOn: queue, onError: onError) { documents, event, signalNext in
             handler(documents, event)
             signalNext()
         }
     }
 
-    /// ``observeLocalWithNextSignal(handler:)`` for as long as `owner` lives.
+    /// ``observeLocalWithNextSignal(onError:handler:)`` for as long as `owner` lives (see
+    /// ``observeLocal(owner:deliverOn:onError:handler:)``). A result waiting for `signalNext` when the owner dies is
+    /// dropped: signalling then calls nothing.
     @discardableResult
     public func observeLocalWithNextSignal(
-        owner: AnyObject, deliverOn queue: DispatchQueue? = nil,
+        owner: AnyObject, deliverOn queue: DispatchQueue? = nil, onError: ErrorHandler? = nil,
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
-        try observe(on: queue.map { .queue($0) } ?? .serialQueue(label: "tether.livequery"), owner: owner, handler: handler)
+        try observe(
+            on: queue.map { .queue($0) } ?? .serialQueue(label: "tether.livequery"), owner: owner, onError: onError,
+            handler: handler)
     }
 
     // MARK: The mechanism
 
     func observe(
-        on executor: any DeliveryExecutor, owner: AnyObject?,
+        on executor: any DeliveryExecutor, owner: AnyObject?, onError: ErrorHandler?,
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
         let query = try compiled()
@@ -100,8 +119,13 @@ extension PendingQuery {
             // the table ends the observation, which cancels this lane).
             guard let engine, let id = binding.id else { return }
             engine.observers.withLiveObserver(id) {
-                let documents = delivery.payload.documents
-                handler(documents, delivered.event(for: documents), signalNext)
+                switch delivery.payload {
+                case .documents(let documents):
+                    handler(documents, delivered.event(for: documents), signalNext)
+                case .failure(let failure):
+                    onError?(failure.error)
+                    signalNext()
+                }
             }
         }
         let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)

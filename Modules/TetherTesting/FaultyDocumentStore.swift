@@ -4,7 +4,7 @@ public import PersistenceKit
 /// A document store that fails writes at random, for fault-injection tests. A failed write throws a
 /// `PersistenceError` of kind `ioError`: most fail before anything is written; some (``afterCommit``) fail after the
 /// transaction committed, as when an acknowledgement is lost — so a caller may only count on what returned.
-/// Reads and the change feed go straight to `base`.
+/// Reads fail at their own rate (``Faults/readFailure``), before anything is read. The change feed is `base`'s.
 public final class FaultyDocumentStore: DocumentStore {
     /// How often a write fails (0…1), and which share of the failures come after the commit.
     public struct Faults: Sendable, Hashable {
@@ -12,11 +12,14 @@ public final class FaultyDocumentStore: DocumentStore {
         public var failure: Double
         /// Of the failures, the share that happens after the commit.
         public var afterCommit: Double
+        /// How often a read fails.
+        public var readFailure: Double
 
         /// Makes a mix.
-        public init(failure: Double = 0, afterCommit: Double = 0) {
+        public init(failure: Double = 0, afterCommit: Double = 0, readFailure: Double = 0) {
             self.failure = failure
             self.afterCommit = afterCommit
+            self.readFailure = readFailure
         }
     }
 
@@ -62,8 +65,10 @@ public final class FaultyDocumentStore: DocumentStore {
         return result
     }
 
-    /// Reads from `base`.
+    /// Reads from `base`, unless this read is drawn to fail.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
-        try await base.read(body)
+        let fails = state.withLock { $0.random.next() < $0.faults.readFailure }
+        if fails { throw PersistenceError(.ioError, "fault injected: the read failed") }
+        return try await base.read(body)
     }
 }

@@ -167,16 +167,16 @@ struct ObservationTests {
         let items = store.collection("items")
         let snapshots = try items.findAll().sort("name").snapshots()
         var iterator = snapshots.makeAsyncIterator()
-        let first = await iterator.next()
+        let first = try await iterator.next()
         #expect(first?.event == .initial)
         #expect(first?.documents.isEmpty == true)
         try await items.upsert(Self.item("b"))
         try await items.upsert(Self.item("a"))
-        var latest = await iterator.next()
-        while latest?.documents.count != 2 { latest = await iterator.next() }
+        var latest = try await iterator.next()
+        while latest?.documents.count != 2 { latest = try await iterator.next() }
         #expect(latest?.documents.map(\.id) == ["a", "b"])
         snapshots.stop()
-        #expect(await iterator.next() == nil)
+        #expect(try await iterator.next() == nil)
     }
 }
 
