@@ -11,16 +11,22 @@ public final class DeinitWatch: Sendable {
     }
 
     let state = LockedValue(State())
+    let tally: DeinitTally?
 
-    /// Makes a watch for an owner still alive.
-    public init() {}
+    /// Makes a watch for an owner still alive; its calls are also added to `tally`, when given (a stress test's
+    /// many short-lived owners, summed once at its end).
+    public init(tally: DeinitTally? = nil) {
+        self.tally = tally
+    }
 
     /// Records a handler call, and whether it came after the owner's deinit began.
     public func recordCall() {
-        state.withLock { state in
+        let late = state.withLock { state -> Bool in
             state.calls += 1
             if state.hasDied { state.callsAfterDeinit += 1 }
+            return state.hasDied
         }
+        tally?.record(late: late)
     }
 
     /// Whether the owner's deinit has begun.
@@ -48,4 +54,24 @@ public final class WatchedOwner: Sendable {
     deinit {
         watch.markDied()
     }
+}
+
+/// The calls of many ``DeinitWatch``es, summed.
+public final class DeinitTally: Sendable {
+    let counts = LockedValue((calls: 0, callsAfterDeinit: 0))
+
+    /// Makes an empty tally.
+    public init() {}
+
+    func record(late: Bool) {
+        counts.withLock { counts in
+            counts.calls += 1
+            if late { counts.callsAfterDeinit += 1 }
+        }
+    }
+
+    /// Every call recorded by the watches.
+    public var calls: Int { counts.withLock { $0.calls } }
+    /// Calls recorded after their owner's deinit began: the promise is that there are none.
+    public var callsAfterDeinit: Int { counts.withLock { $0.callsAfterDeinit } }
 }

@@ -1,0 +1,102 @@
+import Dispatch
+import Foundation
+import LiveQueryKit
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+import TetherTestingTraits
+import Testing
+
+/// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
+let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20
+
+@Suite("Live queries: owners churning on 8 threads while a writer commits", .leakChecked)
+struct LiveQueryOwnerChurnStressTests {
+    @Test("Every variant, owners and handles dying at random: no call after a deinit, nobody left observing", arguments: TestStores.kinds)
+    func churn(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        let queues = (0..<4).map { DispatchQueue(label: "churn \($0)") }
+        let signallers = DispatchQueue(label: "signallers", attributes: .concurrent)
+        let tally = DeinitTally()
+        let lateAfterStop = LockedValue(0)
+        let deadline = Date().addingTimeInterval(stressSeconds)
+        let writer = Task {
+            var commit = 0
+            while Date() < deadline {
+                commit += 1
+                try await items.upsert(["_id": .string("d\(commit % 64)"), "group": .number(Double(commit % 4)), "n": .number(Double(commit))])
+            }
+            return commit
+        }
+        let threads = 8
+        let running = LockedValue(threads)
+        for _ in 0..<threads {
+            let worker = Thread {
+                var generator = SystemRandomNumberGenerator()
+                var held: [AnyObject] = []
+                var handles: [LiveQuery] = []
+                while Date() < deadline {
+                    let query = items.find("group == $args.g", args: ["g": .number(Double(Int.random(in: 0..<4, using: &generator)))])
+                    let watch = DeinitWatch(tally: tally)
+                    let owner = WatchedOwner(watch)
+                    do {
+                        switch Int.random(in: 0..<5, using: &generator) {
+                        case 0:
+                            try query.observeLocal(owner: owner) { _, _ in watch.recordCall() }
+                            held.append(owner)
+                        case 1:
+                            let queue = queues.randomElement(using: &generator)!
+                            try query.observeLocal(owner: owner, deliverOn: queue) { _, _ in watch.recordCall() }
+                            held.append(owner)
+                        case 2:
+                            // Signals later, from elsewhere — or never: the result waits while the owner may die.
+                            let delay = Int.random(in: 0..<3, using: &generator)
+                            try query.observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
+                                watch.recordCall()
+                                guard delay > 0 else { return }
+                                signallers.asyncAfter(deadline: .now() + .milliseconds(delay)) { signalNext() }
+                            }
+                            held.append(owner)
+                        case 3:
+                            let stopped = LockedValue(false)
+                            let handle = try query.observeLocal { _, _ in
+                                if stopped.withLock({ $0 }) { lateAfterStop.withLock { $0 += 1 } }
+                            }
+                            if Bool.random(using: &generator) {
+                                handle.stop()
+                                stopped.withLock { $0 = true }
+                            } else {
+                                handles.append(handle)  // dropped later, without a stop
+                            }
+                        default:
+                            try query.observeLocal(owner: owner, deliverOn: queues[0]) { _, _ in watch.recordCall() }
+                        }
+                    } catch {
+                        Issue.record(error)
+                    }
+                    if held.count > 12 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
+                    if handles.count > 6 { handles.remove(at: Int.random(in: 0..<handles.count, using: &generator)) }
+                }
+                held.removeAll()
+                handles.removeAll()
+                running.withLock { $0 -= 1 }
+            }
+            worker.stackSize = 1 << 20
+            worker.start()
+        }
+        try await eventually(within: .seconds(stressSeconds + 300)) { running.withLock { $0 } == 0 }
+        let commits = try await writer.value
+        // One more commit sweeps every observer whose owner died without a delivery since.
+        try await items.upsert(["_id": "last"])
+        try await eventually {
+            for queue in queues { queue.sync {} }
+            return store.statistics.observers == 0
+        }
+        signallers.sync(flags: .barrier) {}
+        #expect(commits > 0)
+        #expect(tally.calls > 0, "the run delivered something")
+        #expect(tally.callsAfterDeinit == 0, "calls after their owner's deinit began")
+        #expect(lateAfterStop.withLock { $0 } == 0, "calls after stop() returned")
+    }
+}
