@@ -26,7 +26,7 @@ extension ObserverTable {
         /// delivered, so the observers it concerns have had their stopped notices and receive nothing more.
         @usableFromInline var waitTicket: UInt64 = 0
         /// For removals: the entries this call ended, whose calls outside the table it waits out.
-        @usableFromInline var ended: [CallGate] = []
+        @usableFromInline var ended = EndedCalls.none
 
         @inlinable
         init() {}

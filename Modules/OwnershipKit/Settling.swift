@@ -10,10 +10,10 @@ public import TetherConcurrency
 struct Settling: Sendable {
     @usableFromInline let delivered: Watermark
     @usableFromInline let ticket: UInt64
-    @usableFromInline let calls: [CallGate]
+    @usableFromInline let calls: EndedCalls
 
     @inlinable
-    init(delivered: Watermark, ticket: UInt64, calls: [CallGate]) {
+    init(delivered: Watermark, ticket: UInt64, calls: EndedCalls) {
         self.delivered = delivered
         self.ticket = ticket
         self.calls = calls
@@ -24,7 +24,7 @@ struct Settling: Sendable {
     func wait() {
         guard !DeliveryContext.isDelivering else { return }
         delivered.wait(until: ticket)
-        for gate in calls { gate.waitForCalls() }
+        calls.forEach { $0.waitForCalls() }
     }
 
     /// Suspends until everything this removal concerns has been delivered or has returned.
@@ -32,6 +32,40 @@ struct Settling: Sendable {
     func wait() async {
         guard !DeliveryContext.isDelivering else { return }
         await delivered.wait(until: ticket)
-        for gate in calls { await gate.waitForCalls() }
+        switch calls {
+        case .none: break
+        case .one(let gate): await gate.waitForCalls()
+        case .many(let gates): for gate in gates { await gate.waitForCalls() }
+        }
+    }
+}
+
+/// The gates of the entries one mutation ended: almost always none or one, held without allocating.
+@usableFromInline
+enum EndedCalls: Sendable {
+    case none
+    case one(CallGate)
+    case many([CallGate])
+
+    @inlinable
+    mutating func append(_ gate: CallGate) {
+        switch self {
+        case .none: self = .one(gate)
+        case .one(let first): self = .many([first, gate])
+        case .many(var gates):
+            self = .none
+            gates.append(gate)
+            self = .many(gates)
+        }
+    }
+
+    /// Calls `body` with each gate.
+    @inlinable
+    func forEach(_ body: (CallGate) throws -> Void) rethrows {
+        switch self {
+        case .none: break
+        case .one(let gate): try body(gate)
+        case .many(let gates): for gate in gates { try body(gate) }
+        }
     }
 }
