@@ -74,10 +74,21 @@ extension Resource {
     }
 
     /// Removes `owner` from every observer it owns; those left with no owner stop observing (and are told so). When
-    /// this returns, they receive nothing further. Passing an observer removes its self-ownership.
+    /// this returns, they receive nothing further and none of their calls is running (from inside an observer's call
+    /// it does not wait). Passing an observer removes its self-ownership.
     @discardableResult
     public func removeObservers(ownedBy owner: AnyObject?) -> Resource {
         observers.removeObservers(ownedBy: owner)
+        core.logging.observers.debug(
+            "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
+        return self
+    }
+
+    /// ``removeObservers(ownedBy:)``, suspending instead of blocking while a call of an ended observer finishes on
+    /// another thread (a `.deliverOn` handler): the form to use from Swift concurrency's threads.
+    @discardableResult
+    public func removeObservers(ownedBy owner: AnyObject?) async -> Resource {
+        await observers.removeObservers(ownedBy: owner)
         core.logging.observers.debug(
             "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
         return self

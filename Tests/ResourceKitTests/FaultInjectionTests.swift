@@ -49,7 +49,7 @@ struct FaultInjectionTests {
                         if step % 15 == 0 {
                             let churn = Owner()
                             resource.addObserver(owner: churn) { _, _ in }
-                            resource.removeObservers(ownedBy: churn)
+                            await resource.removeObservers(ownedBy: churn)
                         }
                     }
                 }

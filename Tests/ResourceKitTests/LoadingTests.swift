@@ -306,7 +306,7 @@ struct LoadingTests {
             items.addObserver(owner: owner) { _, _ in }
             items.cancelLoadIfUnobserved()
             #expect(items.isLoading)
-            items.removeObservers(ownedBy: owner)
+            await items.removeObservers(ownedBy: owner)
             items.cancelLoadIfUnobserved(afterDelay: .seconds(2))
             #expect(await fixture.clock.waitForSleepers(2))
             #expect(items.isLoading, "not before the delay")

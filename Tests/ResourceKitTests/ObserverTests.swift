@@ -105,7 +105,7 @@ struct ObserverTests {
             let stops = LockedValue(0)
             let log = PolicyObserver(seen: seen, stops: stops)
             items.addObserver(log, owner: owner, delivery: .deliverOn(.serialQueue()))
-            items.removeObservers(ownedBy: owner)
+            await items.removeObservers(ownedBy: owner)
             seen.withLock { $0.removeAll() }
             items.overrideLocalContent(with: -1)
             try await Task.sleep(for: .milliseconds(50))
