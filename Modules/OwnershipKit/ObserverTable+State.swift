@@ -25,7 +25,7 @@ extension ObserverTable {
         /// sweep on another thread that saw the same owner die first), the removal returns only once they are
         /// delivered, so the observers it concerns have had their stopped notices and receive nothing more.
         @usableFromInline var waitTicket: UInt64 = 0
-        /// For removals: the entries this call ended, whose calls outside the table it waits out.
+        /// For removals: the entries this call ended that had calls running outside the table, to be waited out.
         @usableFromInline var ended = EndedCalls.none
 
         @inlinable
@@ -90,7 +90,8 @@ extension ObserverTable {
         mutating func end(at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             let entry = entries.remove(at: index)
             entry.life.close()
-            outcome.ended.append(entry.life)
+            // Calls begin under this lock, so the ones running now are all a removal may have to wait for.
+            if entry.life.runningCalls > 0 { outcome.ended.append(entry.life) }
             if let object = entry.object, entryByObject[object.id] == entry.id {
                 entryByObject[object.id] = nil
             }

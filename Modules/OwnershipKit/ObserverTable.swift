@@ -14,14 +14,18 @@ public import TetherConcurrency
 ///    entry or a second ``ObserverNotice/added`` notice. Closures and structs are never deduplicated.
 /// 5. An entry that ends gets ``ObserverNotice/stopped`` exactly once — except a self-owned observer that was
 ///    itself deallocated.
-/// 6. Owner death needs no cooperation: owners are weak references, checked before every delivery (and kept
-///    alive through it) and swept in bulk by ``sweep()`` and, amortised, after mutations.
+/// 6. Owner death needs no cooperation: owners are weak references, checked at the moment of every call (and kept
+///    alive through it) and swept in bulk by ``sweep()`` and, amortised, after mutations. A call made outside the
+///    table — by a lane, in a task — asks with ``withLiveObserver(_:_:)`` first, so no handler runs once the last
+///    owner's `deinit` has begun, however long the delivery waited.
 /// 7. Delivery is in insertion order. Once ``removeObservers(ownedBy:)`` returns, the observers it ended receive
-///    nothing further, even from a notification already in progress. An observer added during a notification
-///    gets its own added notice but not that notification.
+///    nothing further and none of their calls is running, even a notification already in progress or a call made
+///    through ``withLiveObserver(_:_:)``. An observer added during a notification gets its own added notice but not
+///    that notification.
 /// 8. Every method may be called from any thread at any time, including from inside a callback. No lock is held
 ///    while a callback runs.
-/// 9. ``observe(_:)`` returns an ``ObservationToken`` for those who prefer a token to an owner.
+/// 9. ``observe(_:binding:)`` returns an ``ObservationToken`` for those who prefer a token to an owner.
+/// 10. Nothing waits in a `deinit` and nothing polls: removals sleep on a condition, and their `async` forms suspend.
 ///
 /// ## Delivery
 ///
@@ -137,11 +141,12 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// Passing an observer removes its self-ownership only: its other owners keep it observing (strongly held).
     ///
     /// When this returns, every observer it ended has received its ``ObserverNotice/stopped`` notice and
-    /// receives nothing further — even from a notification in progress on another thread, which this call
-    /// waits out. The exception: called from inside an observer callback, it does not wait (a thread that is
-    /// delivering never waits, which is what keeps waits free of deadlock), so a notice already being delivered
-    /// by another thread may still finish. Do not call it while holding a lock or blocking a queue that an
-    /// observer's callback needs.
+    /// receives nothing further — even from a notification in progress on another thread, or a call made through
+    /// ``withLiveObserver(_:_:)``, which this call waits out, sleeping on a condition. The exception: called from
+    /// inside an observer callback, it does not wait (a thread that is delivering never waits, which is what keeps
+    /// waits free of deadlock), so a notice already being delivered by another thread may still finish. Do not call
+    /// it while holding a lock or blocking a queue that an observer's callback needs; from Swift concurrency's
+    /// threads, prefer the `async` form.
     @inlinable
     public func removeObservers(ownedBy owner: AnyObject?) {
         settle(removing(ownedBy: owner))?.wait()

@@ -40,7 +40,8 @@ struct Settling: Sendable {
     }
 }
 
-/// The gates of the entries one mutation ended: almost always none or one, held without allocating.
+/// The gates of the entries one mutation ended while calls of theirs were running: almost always none, held without
+/// allocating.
 @usableFromInline
 enum EndedCalls: Sendable {
     case none

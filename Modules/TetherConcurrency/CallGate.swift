@@ -30,6 +30,7 @@ package final class CallGate: Sendable {
     }
 
     /// How many calls are running now.
+    @inlinable
     package var runningCalls: Int {
         Int(word.load(ordering: .acquiring) / Self.callUnit)
     }
