@@ -26,7 +26,10 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
     /// The query text, for logs.
     public let query: String
 
-    init(registration: Registration, engine: LiveQueryEngine, delivered: DeliveredResult, ownsObservation: Bool, query: String) {
+    init(
+        registration: Registration, engine: LiveQueryEngine, delivered: DeliveredResult, ownsObservation: Bool,
+        query: String
+    ) {
         self.registration = registration
         self.engine = engine
         self.delivered = delivered

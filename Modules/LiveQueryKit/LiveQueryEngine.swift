@@ -255,7 +255,9 @@ final class LiveQueryEngine: Sendable {
                 return (try reader.commitNumber(), found)
             }
         } catch {
-            logger.debug("live query: could not read changed documents; running the query again", metadata: ["error": "\(error)"])
+            logger.debug(
+                "live query: could not read changed documents; running the query again",
+                metadata: ["error": "\(error)"])
             return .rerun
         }
         let wasIn = changed.keys.contains(where: evaluation.ids.contains)

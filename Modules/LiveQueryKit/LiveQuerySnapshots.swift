@@ -79,7 +79,8 @@ extension PendingQuery {
         let binding = ObserverBinding()
         let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
         let handle = LiveQuery(
-            registration: registration, engine: engine, delivered: DeliveredResult(), ownsObservation: true, query: text)
+            registration: registration, engine: engine, delivered: DeliveredResult(), ownsObservation: true,
+            query: text)
         engine.observers.add(registration, identity: nil, owner: handle, binding: binding)
         engine.register(registration)
         return LiveQuerySnapshots(deliveries: deliveries, handle: handle)

@@ -84,7 +84,8 @@ extension PendingQuery {
         owner: AnyObject, deliverOn queue: DispatchQueue? = nil, onError: ErrorHandler? = nil,
         handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
     ) throws -> LiveQuery {
-        try observeLocalWithNextSignal(owner: owner, deliverOn: queue, onError: onError) { documents, event, signalNext in
+        try observeLocalWithNextSignal(owner: owner, deliverOn: queue, onError: onError) {
+            documents, event, signalNext in
             handler(documents, event)
             signalNext()
         }

@@ -126,7 +126,8 @@ extension Resource {
     ) -> ObserverSink {
         let link = ResourceLink(self)
         guard let delivery else { return ObserverSink(link: link, target: .direct(observer)) }
-        return ObserverSink(link: link, target: .lane(ObserverSink.lane(policy: delivery, binding: binding) { observer }))
+        let lane = ObserverSink.lane(policy: delivery, binding: binding) { observer }
+        return ObserverSink(link: link, target: .lane(lane))
     }
 
     /// Logs the new observer and, on the first, starts the persistent-cache check.

@@ -110,7 +110,8 @@ struct ObserverSink: Sendable {
     /// waiting in the lane when the observer's owners died (or it was removed) is dropped, never delivered, and the
     /// table ends the observer on the spot. Its stopped notice, which coalesces over a waiting event, comes last.
     static func lane(
-        policy: any DeliveryPolicy, binding: ObserverBinding, observer: @escaping @Sendable () -> (any ResourceObserver)?
+        policy: any DeliveryPolicy, binding: ObserverBinding,
+        observer: @escaping @Sendable () -> (any ResourceObserver)?
     ) -> DeliveryLane<LaneItem> {
         policy.makeLane { (delivery: Delivery<LaneItem>) in
             switch delivery.payload {

@@ -29,7 +29,10 @@ struct LiveQueryOwnerChurnStressTests {
             var commit = 0
             while Date() < deadline {
                 commit += 1
-                try await items.upsert(["_id": .string("d\(commit % 64)"), "group": .number(Double(commit % 4)), "n": .number(Double(commit))])
+                try await items.upsert([
+                    "_id": .string("d\(commit % 64)"), "group": .number(Double(commit % 4)),
+                    "n": .number(Double(commit)),
+                ])
             }
             return commit
         }
@@ -41,7 +44,8 @@ struct LiveQueryOwnerChurnStressTests {
                 var held: [AnyObject] = []
                 var handles: [LiveQuery] = []
                 while Date() < deadline {
-                    let query = items.find("group == $args.g", args: ["g": .number(Double(Int.random(in: 0..<4, using: &generator)))])
+                    let group = Double(Int.random(in: 0..<4, using: &generator))
+                    let query = items.find("group == $args.g", args: ["g": .number(group)])
                     let watch = DeinitWatch(tally: tally)
                     let owner = WatchedOwner(watch)
                     do {

@@ -50,7 +50,8 @@ struct LaneFixture {
     }
 
     func add(owner: AnyObject) {
-        table.add(LaneListener(lane: lane, parcels: parcels, stopped: stopped), identity: nil, owner: owner, binding: binding)
+        let listener = LaneListener(lane: lane, parcels: parcels, stopped: stopped)
+        table.add(listener, identity: nil, owner: owner, binding: binding)
     }
 
     var id: ObserverID { binding.id! }
@@ -213,7 +214,8 @@ struct DeliveryMomentTests {
         }
         do {
             let owner = WatchedOwner(watch)
-            table.add(LaneListener(lane: lane, parcels: parcels, stopped: stopped), identity: nil, owner: owner, binding: binding)
+            let listener = LaneListener(lane: lane, parcels: parcels, stopped: stopped)
+        table.add(listener, identity: nil, owner: owner, binding: binding)
             table.notify(1)
             try await eventually { firstCall.isReached }
             table.notify(2)  // waits in the lane behind the running call

@@ -82,7 +82,8 @@ struct OwnerChurnStressTests {
                         if held.count > 16 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
                         if tokens.count > 8 {
                             // Cancelled (nothing may follow) or just dropped (ends at once, waiting for nothing).
-                            let (token, watcher) = tokens.remove(at: Int.random(in: 0..<tokens.count, using: &generator))
+                            let index = Int.random(in: 0..<tokens.count, using: &generator)
+                            let (token, watcher) = tokens.remove(at: index)
                             if Bool.random(using: &generator) {
                                 token.cancel()
                                 watcher.removed.withLock { $0 = true }
