@@ -215,7 +215,7 @@ let package = Package(
         // MARK: Tests (one target per module)
         .testTarget(
             name: "TetherConcurrencyTests",
-            dependencies: ["TetherConcurrency", "TetherTestingTraits"],
+            dependencies: ["TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherConcurrencyTests"
         ),
         .testTarget(

@@ -14,7 +14,7 @@ public import Synchronization
 package final class CallGate: Sendable {
     /// Bit 0: closed. Bit 1: someone has waited (exits must wake). Bits 2 and up: calls running.
     @usableFromInline let word = Atomic<UInt64>(0)
-    let waiters = AtomicLazyReference<Waiters>()
+    let waiters = AtomicLazyReference<WaitList>()
 
     @usableFromInline static var closedBit: UInt64 { 1 }
     @usableFromInline static var waitedBit: UInt64 { 2 }
@@ -67,49 +67,24 @@ package final class CallGate: Sendable {
     /// while a call may run long: use the `async` form there.
     package func waitForCalls(excluding own: Int = 0) {
         guard runningCalls > own else { return }
-        let waiters = waiters.storeIfNil(Waiters())
-        waiters.state.withLock(waitingUntil: { _ in
-            // Raised under the waiters' lock, before looking: an exit that misses it left a count this look sees.
-            word.bitwiseOr(Self.waitedBit, ordering: .sequentiallyConsistent)
-            return Int(word.load(ordering: .sequentiallyConsistent) / Self.callUnit) <= own
-        }) { _ in }
+        waiters.storeIfNil(WaitList()).block { isDone(own) }
     }
 
     /// Suspends until at most `own` calls run (see ``waitForCalls(excluding:)``).
     package func waitForCalls(excluding own: Int = 0) async {
         guard runningCalls > own else { return }
-        let waiters = waiters.storeIfNil(Waiters())
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isDone = waiters.state.withLock { state -> Bool in
-                word.bitwiseOr(Self.waitedBit, ordering: .sequentiallyConsistent)
-                if Int(word.load(ordering: .sequentiallyConsistent) / Self.callUnit) <= own { return true }
-                state.suspended.append((own, continuation))
-                return false
-            }
-            if isDone { continuation.resume() }
-        }
+        await waiters.storeIfNil(WaitList()).suspend(key: UInt64(own)) { isDone(own) }
+    }
+
+    /// Under the wait list's lock: raises the bit that makes exits wake it, then looks. An exit that missed the bit
+    /// left a count this look sees.
+    func isDone(_ own: Int) -> Bool {
+        word.bitwiseOr(Self.waitedBit, ordering: .sequentiallyConsistent)
+        return Int(word.load(ordering: .sequentiallyConsistent) / Self.callUnit) <= own
     }
 
     @usableFromInline
     func wake(runningCalls: Int) {
-        guard let waiters = waiters.load() else { return }
-        let ready = waiters.state.withLockThenBroadcast { state in
-            var ready: [CheckedContinuation<Void, Never>] = []
-            state.suspended.removeAll { waiter in
-                guard runningCalls <= waiter.own else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
-
-    /// Who waits: blocked threads (on the condition) and suspended tasks.
-    final class Waiters: Sendable {
-        struct State {
-            var suspended: [(own: Int, continuation: CheckedContinuation<Void, Never>)] = []
-        }
-        let state = ConditionLock(State())
+        waiters.load()?.wake { runningCalls <= Int($0) }
     }
 }

@@ -6,19 +6,17 @@ import Musl
 import Darwin
 #endif
 
-/// A value guarded by a pthread mutex, with a condition to wait on until the value says so: the blocking half of
-/// Tether's waits. A thread that waits here sleeps in the kernel; it never spins or polls.
+/// A ``LockedValue`` with a condition to wait on until the value says so: the blocking half of Tether's waits. A
+/// thread that waits here sleeps in the kernel; it never spins or polls.
 ///
 /// Block only where blocking is allowed — a thread of your own, a dispatch queue — never on Swift concurrency's
 /// threads; the types built on this offer an `async` wait for those.
 package final class ConditionLock<Value>: @unchecked Sendable {
-    private let mutex = PThreadMutex()
+    private let locked: LockedValue<Value>
     private let condition: UnsafeMutablePointer<pthread_cond_t>
-    // The mutex guarantees exclusive access, so the runtime's dynamic exclusivity check is redundant here.
-    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
-        self.value = value
+        locked = LockedValue(value)
         condition = .allocate(capacity: 1)
         condition.initialize(to: pthread_cond_t())
         let status = pthread_cond_init(condition, nil)
@@ -31,21 +29,17 @@ package final class ConditionLock<Value>: @unchecked Sendable {
         condition.deallocate()
     }
 
-    /// Runs `body` with exclusive access to the value, then wakes every waiter to look at it again.
-    package func withLockThenBroadcast<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        mutex.lock()
-        defer {
-            pthread_cond_broadcast(condition)
-            mutex.unlock()
-        }
-        return try body(&value)
-    }
-
     /// Runs `body` with exclusive access to the value.
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        mutex.lock()
-        defer { mutex.unlock() }
-        return try body(&value)
+        try locked.withLock(body)
+    }
+
+    /// Runs `body` with exclusive access to the value, then wakes every waiter to look at it again.
+    package func withLockThenBroadcast<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try locked.withLock { value in
+            defer { pthread_cond_broadcast(condition) }
+            return try body(&value)
+        }
     }
 
     /// Blocks the calling thread until `isDone` holds, then runs `body` under the same lock. `isDone` is checked
@@ -53,18 +47,13 @@ package final class ConditionLock<Value>: @unchecked Sendable {
     package func withLock<Result>(
         waitingUntil isDone: (Value) -> Bool, _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        mutex.lock()
-        defer { mutex.unlock() }
-        while !isDone(value) {
-            mutex.wait(on: condition)
+        // The mutex by hand, not `locked.withLock`: its `inout` must not be held across the wait, while other
+        // threads change the value; the storage is read afresh after every wake.
+        locked.mutex.lock()
+        defer { locked.mutex.unlock() }
+        while !isDone(locked.value) {
+            _ = locked.mutex.withUnsafeMutex { pthread_cond_wait(condition, $0) }
         }
-        return try body(&value)
-    }
-}
-
-extension PThreadMutex {
-    /// Waits on `condition`, releasing this mutex meanwhile (which the caller holds).
-    func wait(on condition: UnsafeMutablePointer<pthread_cond_t>) {
-        _ = withUnsafeMutex { pthread_cond_wait(condition, $0) }
+        return try body(&locked.value)
     }
 }

@@ -16,7 +16,7 @@ package final class Watermark: Sendable {
     @usableFromInline let current = Atomic<UInt64>(0)
     /// Threads and tasks waiting now: an advance wakes them only when there are some.
     @usableFromInline let waiting = Atomic<Int>(0)
-    let waiters = AtomicLazyReference<Waiters>()
+    let waiters = AtomicLazyReference<WaitList>()
 
     /// How many times a blocking wait yields the processor before it sleeps.
     static let yieldsBeforeSleeping = 64
@@ -52,47 +52,23 @@ package final class Watermark: Sendable {
             sched_yield()
         }
         guard value < mark else { return }
-        let waiters = waiters.storeIfNil(Waiters())
         waiting.add(1, ordering: .sequentiallyConsistent)
         defer { waiting.subtract(1, ordering: .sequentiallyConsistent) }
-        waiters.state.withLock(waitingUntil: { _ in current.load(ordering: .sequentiallyConsistent) >= mark }) { _ in }
+        waiters.storeIfNil(WaitList()).block { current.load(ordering: .sequentiallyConsistent) >= mark }
     }
 
     /// Suspends until the value is at least `mark`.
     package func wait(until mark: UInt64) async {
         guard value < mark else { return }
-        let waiters = waiters.storeIfNil(Waiters())
         waiting.add(1, ordering: .sequentiallyConsistent)
         defer { waiting.subtract(1, ordering: .sequentiallyConsistent) }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isDone = waiters.state.withLock { state -> Bool in
-                if current.load(ordering: .sequentiallyConsistent) >= mark { return true }
-                state.suspended.append((mark, continuation))
-                return false
-            }
-            if isDone { continuation.resume() }
+        await waiters.storeIfNil(WaitList()).suspend(key: mark) {
+            current.load(ordering: .sequentiallyConsistent) >= mark
         }
     }
 
     @usableFromInline
     func wake(at value: UInt64) {
-        guard let waiters = waiters.load() else { return }
-        let ready = waiters.state.withLockThenBroadcast { state in
-            var ready: [CheckedContinuation<Void, Never>] = []
-            state.suspended.removeAll { waiter in
-                guard waiter.mark <= value else { return false }
-                ready.append(waiter.continuation)
-                return true
-            }
-            return ready
-        }
-        for continuation in ready { continuation.resume() }
-    }
-
-    final class Waiters: Sendable {
-        struct State {
-            var suspended: [(mark: UInt64, continuation: CheckedContinuation<Void, Never>)] = []
-        }
-        let state = ConditionLock(State())
+        waiters.load()?.wake { $0 <= value }
     }
 }

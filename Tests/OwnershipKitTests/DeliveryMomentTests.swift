@@ -60,6 +60,19 @@ struct LaneFixture {
 /// Ownership holds at the moment of delivery: a delivery that waited is checked when its handler would run.
 @Suite("Delivery moment: ownership checked where the handler runs", .onDedicatedThread)
 struct DeliveryMomentTests {
+    /// A lane observer whose call signals `entered`, waits for `proceed`, then logs "call returned".
+    static func callHeldOpen() -> (LaneFixture, entered: DispatchSemaphore, proceed: DispatchSemaphore, Log<String>) {
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let log = Log<String>()
+        let fixture = LaneFixture(on: .queue(DispatchQueue(label: "handler"))) { _ in
+            entered.signal()
+            proceed.wait()
+            log.append("call returned")
+        }
+        return (fixture, entered, proceed, log)
+    }
+
     @Test("A payload waiting when its owner dies is dropped and released, and the observer ends once")
     func ownerDiesWhilePayloadWaits() {
         let queue = DispatchQueue(label: "suspended")
@@ -115,15 +128,7 @@ struct DeliveryMomentTests {
 
     @Test("remove(_:) waits for a call running on another thread, on a condition; from inside a call it returns at once")
     func removalWaitsForRunningCall() throws {
-        let queue = DispatchQueue(label: "handler")
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let log = Log<String>()
-        let fixture = LaneFixture(on: .queue(queue)) { _ in
-            entered.signal()
-            proceed.wait()
-            log.append("call returned")
-        }
+        let (fixture, entered, proceed, log) = Self.callHeldOpen()
         let owner = Owner()
         fixture.add(owner: owner)
         fixture.table.notify(1)
@@ -167,15 +172,7 @@ struct DeliveryMomentTests {
 
     @Test("await remove(_:) suspends until a call running elsewhere returns")
     func asyncRemovalSuspends() async throws {
-        let queue = DispatchQueue(label: "handler")
-        let entered = DispatchSemaphore(value: 0)
-        let proceed = DispatchSemaphore(value: 0)
-        let log = Log<String>()
-        let fixture = LaneFixture(on: .queue(queue)) { _ in
-            entered.signal()
-            proceed.wait()
-            log.append("call returned")
-        }
+        let (fixture, entered, proceed, log) = Self.callHeldOpen()
         let owner = Owner()
         fixture.add(owner: owner)
         fixture.table.notify(1)
