@@ -92,13 +92,18 @@ extension ObserverTable {
             var outcome = Outcome()
             guard let index = state.index(of: id.rawValue) else { return (nil, outcome) }
             let gate = state.entries[index].life
-            // The only strong reference made under the lock is the one returned, released by the caller outside.
-            if let alive = state.entries[index].anyLiveOwner(), gate.enter() {
-                return ((gate, alive), outcome)
+            // The only strong reference made under the lock is `alive`: returned, or set aside, never released here.
+            guard let alive = state.entries[index].anyLiveOwner() else {
+                _ = state.settle(at: index, &graveyard, &outcome)
+                state.claimDrain(&outcome)
+                return (nil, outcome)
             }
-            _ = state.settle(at: index, &graveyard, &outcome)
-            state.claimDrain(&outcome)
-            return (nil, outcome)
+            // Entries in the table are open (ending one closes and removes it under this lock), so this holds.
+            guard gate.enter() else {
+                graveyard.keep(alive)
+                return (nil, outcome)
+            }
+            return ((gate, alive), outcome)
         }
         finish(outcome)
         return admitted
