@@ -36,64 +36,57 @@ struct LiveQueryOwnerChurnStressTests {
             }
             return commit
         }
-        let threads = 8
-        let running = LockedValue(threads)
-        for _ in 0..<threads {
-            let worker = Thread {
-                var generator = SystemRandomNumberGenerator()
-                var held: [AnyObject] = []
-                var handles: [LiveQuery] = []
-                while Date() < deadline {
-                    let group = Double(Int.random(in: 0..<4, using: &generator))
-                    let query = items.find("group == $args.g", args: ["g": .number(group)])
-                    let watch = DeinitWatch(tally: tally)
-                    let owner = WatchedOwner(watch)
-                    do {
-                        switch Int.random(in: 0..<5, using: &generator) {
-                        case 0:
-                            try query.observeLocal(owner: owner) { _, _ in watch.recordCall() }
-                            held.append(owner)
-                        case 1:
-                            let queue = queues.randomElement(using: &generator)!
-                            try query.observeLocal(owner: owner, deliverOn: queue) { _, _ in watch.recordCall() }
-                            held.append(owner)
-                        case 2:
-                            // Signals later, from elsewhere — or never: the result waits while the owner may die.
-                            let delay = Int.random(in: 0..<3, using: &generator)
-                            try query.observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
-                                watch.recordCall()
-                                guard delay > 0 else { return }
-                                signallers.asyncAfter(deadline: .now() + .milliseconds(delay)) { signalNext() }
-                            }
-                            held.append(owner)
-                        case 3:
-                            let stopped = LockedValue(false)
-                            let handle = try query.observeLocal { _, _ in
-                                if stopped.withLock({ $0 }) { lateAfterStop.withLock { $0 += 1 } }
-                            }
-                            if Bool.random(using: &generator) {
-                                handle.stop()
-                                stopped.withLock { $0 = true }
-                            } else {
-                                handles.append(handle)  // dropped later, without a stop
-                            }
-                        default:
-                            try query.observeLocal(owner: owner, deliverOn: queues[0]) { _, _ in watch.recordCall() }
+        let workers = startStressThreads(8) { _ in
+            var generator = SystemRandomNumberGenerator()
+            var held: [AnyObject] = []
+            var handles: [LiveQuery] = []
+            while Date() < deadline {
+                let group = Double(Int.random(in: 0..<4, using: &generator))
+                let query = items.find("group == $args.g", args: ["g": .number(group)])
+                let watch = DeinitWatch(tally: tally)
+                let owner = WatchedOwner(watch)
+                do {
+                    switch Int.random(in: 0..<5, using: &generator) {
+                    case 0:
+                        try query.observeLocal(owner: owner) { _, _ in watch.recordCall() }
+                        held.append(owner)
+                    case 1:
+                        let queue = queues.randomElement(using: &generator)!
+                        try query.observeLocal(owner: owner, deliverOn: queue) { _, _ in watch.recordCall() }
+                        held.append(owner)
+                    case 2:
+                        // Signals later, from elsewhere — or never: the result waits while the owner may die.
+                        let delay = Int.random(in: 0..<3, using: &generator)
+                        try query.observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
+                            watch.recordCall()
+                            guard delay > 0 else { return }
+                            signallers.asyncAfter(deadline: .now() + .milliseconds(delay)) { signalNext() }
                         }
-                    } catch {
-                        Issue.record(error)
+                        held.append(owner)
+                    case 3:
+                        let stopped = LockedValue(false)
+                        let handle = try query.observeLocal { _, _ in
+                            if stopped.withLock({ $0 }) { lateAfterStop.withLock { $0 += 1 } }
+                        }
+                        if Bool.random(using: &generator) {
+                            handle.stop()
+                            stopped.withLock { $0 = true }
+                        } else {
+                            handles.append(handle)  // dropped later, without a stop
+                        }
+                    default:
+                        try query.observeLocal(owner: owner, deliverOn: queues[0]) { _, _ in watch.recordCall() }
                     }
-                    if held.count > 12 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
-                    if handles.count > 6 { handles.remove(at: Int.random(in: 0..<handles.count, using: &generator)) }
+                } catch {
+                    Issue.record(error)
                 }
-                held.removeAll()
-                handles.removeAll()
-                running.withLock { $0 -= 1 }
+                if held.count > 12 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
+                if handles.count > 6 { handles.remove(at: Int.random(in: 0..<handles.count, using: &generator)) }
             }
-            worker.stackSize = 1 << 20
-            worker.start()
+            held.removeAll()
+            handles.removeAll()
         }
-        try await eventually(within: .seconds(stressSeconds + 300)) { running.withLock { $0 } == 0 }
+        try await workers.wait(within: .seconds(stressSeconds + 300))
         let commits = try await writer.value
         try await eventually { tally.calls > 0 }
         controlOwner = nil

@@ -40,64 +40,57 @@ struct OwnerChurnStressTests {
             let tally = DeinitTally()
             let lateRemovedCalls = LockedValue(0)
             let deadline = Date().addingTimeInterval(stressSeconds)
-            let threads = 8
-            let done = DispatchGroupBox(count: threads)
-            for thread in 0..<threads {
-                let worker = Thread {
-                    var generator = SystemRandomNumberGenerator()
-                    var held: [AnyObject] = []
-                    var tokens: [(token: ObservationToken, watcher: RemovalWatcher)] = []
-                    while Date() < deadline {
-                        let resource = service.resource(paths.randomElement(using: &generator)!)
-                        let policy: (any DeliveryPolicy)? =
-                            switch Int.random(in: 0..<3, using: &generator) {
-                            case 0: nil
-                            case 1: .immediate
-                            default: .deliverOn(.queue(queues.randomElement(using: &generator)!))
-                            }
-                        let watch = DeinitWatch(tally: tally)
-                        switch Int.random(in: 0..<5, using: &generator) {
-                        case 0:
-                            let owner = WatchedOwner(watch)
-                            resource.addObserver(WatchedObserver(watch), owner: owner, delivery: policy)
-                            held.append(owner)
-                        case 1:
-                            let owner = WatchedOwner(watch)
-                            resource.addObserver(owner: owner, delivery: policy) { _, _ in watch.recordCall() }
-                            held.append(owner)
-                        case 2:
-                            let watcher = RemovalWatcher(lateCalls: lateRemovedCalls)
-                            tokens.append((resource.observe(watcher, delivery: policy), watcher))
-                        case 3:
-                            let watcher = RemovalWatcher(lateCalls: lateRemovedCalls)
-                            resource.addObserver(watcher, delivery: policy)
-                            resource.loadIfNeeded()
-                            resource.removeObservers(ownedBy: watcher)
-                            watcher.removed.withLock { $0 = true }
-                        default:
-                            resource.overrideLocalContent(with: thread)
+            let workers = startStressThreads(8) { thread in
+                var generator = SystemRandomNumberGenerator()
+                var held: [AnyObject] = []
+                var tokens: [(token: ObservationToken, watcher: RemovalWatcher)] = []
+                while Date() < deadline {
+                    let resource = service.resource(paths.randomElement(using: &generator)!)
+                    let policy: (any DeliveryPolicy)? =
+                        switch Int.random(in: 0..<3, using: &generator) {
+                        case 0: nil
+                        case 1: .immediate
+                        default: .deliverOn(.queue(queues.randomElement(using: &generator)!))
                         }
-                        if Bool.random(using: &generator) { resource.load() }
-                        // Owners and tokens die at random, often with events on their way.
-                        if held.count > 16 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
-                        if tokens.count > 8 {
-                            // Cancelled (nothing may follow) or just dropped (ends at once, waiting for nothing).
-                            let index = Int.random(in: 0..<tokens.count, using: &generator)
-                            let (token, watcher) = tokens.remove(at: index)
-                            if Bool.random(using: &generator) {
-                                token.cancel()
-                                watcher.removed.withLock { $0 = true }
-                            }
+                    let watch = DeinitWatch(tally: tally)
+                    switch Int.random(in: 0..<5, using: &generator) {
+                    case 0:
+                        let owner = WatchedOwner(watch)
+                        resource.addObserver(WatchedObserver(watch), owner: owner, delivery: policy)
+                        held.append(owner)
+                    case 1:
+                        let owner = WatchedOwner(watch)
+                        resource.addObserver(owner: owner, delivery: policy) { _, _ in watch.recordCall() }
+                        held.append(owner)
+                    case 2:
+                        let watcher = RemovalWatcher(lateCalls: lateRemovedCalls)
+                        tokens.append((resource.observe(watcher, delivery: policy), watcher))
+                    case 3:
+                        let watcher = RemovalWatcher(lateCalls: lateRemovedCalls)
+                        resource.addObserver(watcher, delivery: policy)
+                        resource.loadIfNeeded()
+                        resource.removeObservers(ownedBy: watcher)
+                        watcher.removed.withLock { $0 = true }
+                    default:
+                        resource.overrideLocalContent(with: thread)
+                    }
+                    if Bool.random(using: &generator) { resource.load() }
+                    // Owners and tokens die at random, often with events on their way.
+                    if held.count > 16 { held.remove(at: Int.random(in: 0..<held.count, using: &generator)) }
+                    if tokens.count > 8 {
+                        // Cancelled (nothing may follow) or just dropped (ends at once, waiting for nothing).
+                        let index = Int.random(in: 0..<tokens.count, using: &generator)
+                        let (token, watcher) = tokens.remove(at: index)
+                        if Bool.random(using: &generator) {
+                            token.cancel()
+                            watcher.removed.withLock { $0 = true }
                         }
                     }
-                    held.removeAll()
-                    tokens.removeAll()
-                    done.leave()
                 }
-                worker.stackSize = 1 << 20
-                worker.start()
+                held.removeAll()
+                tokens.removeAll()
             }
-            await done.wait()
+            try await workers.wait(within: .seconds(stressSeconds + 300))
             for queue in queues { queue.sync {} }
             try await eventually {
                 for queue in queues { queue.sync {} }
