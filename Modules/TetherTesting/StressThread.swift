@@ -1,31 +1,25 @@
 import Foundation
 import TetherConcurrency
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
-
-/// Starts `count` threads for a stress test's workers, each running `body` with its index, at the lowest scheduling
-/// priority (`SCHED_IDLE` on Linux, background quality of service on Apple platforms).
+/// Starts `count` threads for a stress test's workers. Each runs `body` with its index and a `pace` function to call
+/// once per iteration.
 ///
-/// Stress workers loop as fast as they can. At normal priority, eight of them on a two-core machine starve
-/// everything else in the test process — the tests running beside them, and the stress test's own writer or
-/// loads, which run on Swift concurrency's threads — most of all under ThreadSanitizer. At the lowest priority they
-/// take what the machine has spare. Returns a counter of workers still running.
-public func startStressThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) -> StressThreads {
+/// Stress workers loop as fast as they can. Eight of them on a two-core machine, unpaced, starve everything else in
+/// the test process — the tests running beside them, and the stress test's own writer or loads on Swift
+/// concurrency's threads — most of all under ThreadSanitizer, where a run once made no commit in 20 s. `pace` sleeps
+/// a quarter of a millisecond, which leaves the processor to the rest at every iteration. (Lowering the workers'
+/// priority instead — `SCHED_IDLE` — made it worse: a worker preempted while holding a store's or table's lock held
+/// everyone else up.)
+public func startStressThreads(
+    _ count: Int, _ body: @escaping @Sendable (_ index: Int, _ pace: () -> Void) -> Void
+) -> StressThreads {
     let running = StressThreads(count: count)
     for index in 0..<count {
         let thread = Thread {
-            lowerCurrentThreadPriority()
-            body(index)
+            body(index) { usleep(250) }
             running.finished()
         }
         thread.stackSize = 1 << 20
-        #if canImport(Darwin)
-        thread.qualityOfService = .background
-        #endif
         thread.start()
     }
     return running
@@ -50,14 +44,4 @@ public final class StressThreads: Sendable {
     public func wait(within deadline: Duration) async throws {
         try await eventually(within: deadline) { self.allFinished }
     }
-}
-
-private func lowerCurrentThreadPriority() {
-    #if os(Linux)
-    // SCHED_IDLE (5 in <linux/sched.h>; glibc declares it only under _GNU_SOURCE, so Swift does not see it): the
-    // thread runs only when nothing at normal priority wants the processor. Any thread may lower itself to it.
-    let schedIdle: Int32 = 5
-    var parameters = sched_param()
-    _ = pthread_setschedparam(pthread_self(), schedIdle, &parameters)
-    #endif
 }

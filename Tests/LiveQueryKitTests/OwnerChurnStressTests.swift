@@ -36,11 +36,12 @@ struct LiveQueryOwnerChurnStressTests {
             }
             return commit
         }
-        let workers = startStressThreads(8) { _ in
+        let workers = startStressThreads(8) { _, pace in
             var generator = SystemRandomNumberGenerator()
             var held: [AnyObject] = []
             var handles: [LiveQuery] = []
             while Date() < deadline {
+                pace()
                 let group = Double(Int.random(in: 0..<4, using: &generator))
                 let query = items.find("group == $args.g", args: ["g": .number(group)])
                 let watch = DeinitWatch(tally: tally)

@@ -40,11 +40,12 @@ struct OwnerChurnStressTests {
             let tally = DeinitTally()
             let lateRemovedCalls = LockedValue(0)
             let deadline = Date().addingTimeInterval(stressSeconds)
-            let workers = startStressThreads(8) { thread in
+            let workers = startStressThreads(8) { thread, pace in
                 var generator = SystemRandomNumberGenerator()
                 var held: [AnyObject] = []
                 var tokens: [(token: ObservationToken, watcher: RemovalWatcher)] = []
                 while Date() < deadline {
+                    pace()
                     let resource = service.resource(paths.randomElement(using: &generator)!)
                     let policy: (any DeliveryPolicy)? =
                         switch Int.random(in: 0..<3, using: &generator) {
