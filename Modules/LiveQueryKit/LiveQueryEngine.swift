@@ -168,6 +168,10 @@ final class LiveQueryEngine: Sendable {
             sweep()
             if let changes { await apply(changes) }
             for registration in registrations where !registration.isGone { await start(registration) }
+            // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory),
+            // a drain fed without pause held the thread for as long as work kept coming — under ThreadSanitizer,
+            // two such drains held both of a 2-core machine's threads, and writers and other tasks made no progress.
+            await Task.yield()
         }
     }
 
