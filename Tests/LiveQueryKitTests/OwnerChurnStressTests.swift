@@ -12,7 +12,9 @@ let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"]
 
 @Suite("Live queries: owners churning on 8 threads while a writer commits", .leakChecked)
 struct LiveQueryOwnerChurnStressTests {
-    @Test("Every variant, owners and handles dying at random: no call after a deinit, nobody left observing", arguments: TestStores.kinds)
+    @Test("Every variant, owners and handles dying at random: no call after a deinit, nobody left observing",
+        .enabled(if: stressSeconds > 0, "TETHER_STRESS_SECONDS=0 turns the churn off (CI's ThreadSanitizer stage)"),
+        arguments: TestStores.kinds)
     func churn(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
