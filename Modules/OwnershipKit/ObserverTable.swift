@@ -25,7 +25,8 @@ public import TetherConcurrency
 /// 8. Every method may be called from any thread at any time, including from inside a callback. No lock is held
 ///    while a callback runs.
 /// 9. ``observe(_:binding:)`` returns an ``ObservationToken`` for those who prefer a token to an owner.
-/// 10. Nothing waits in a `deinit` and nothing polls: removals sleep on a condition, and their `async` forms suspend.
+/// 10. Nothing waits in a `deinit`. Removals back off while the drainer finishes, sleep on a condition while a call
+///     runs outside the table, and their `async` forms suspend.
 ///
 /// ## Delivery
 ///
