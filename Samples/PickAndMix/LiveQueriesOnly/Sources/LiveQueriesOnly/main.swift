@@ -40,5 +40,5 @@ let seen = deliveries.withLock { $0 }
 print("  deliveries: \(seen)")
 check(seen.last == 250, "the final result, 250 documents, delivered")
 check(seen.count <= 4, "500 commits, a handful of deliveries (\(seen.count)), never a queue of them")
-query.stop()
+await query.stop()
 exit(failures == 0 ? 0 : 1)
