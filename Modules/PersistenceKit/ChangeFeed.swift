@@ -25,7 +25,20 @@ public final class ChangeFeed: Sendable {
     /// a shared one, so a slow handler holds up nobody else (not the writer, not other subscribers, not Swift
     /// concurrency's threads).
     public func subscribe(_ handler: @escaping @Sendable (ChangeSet) -> Void) -> ChangeSubscription {
-        let subscriber = ChangeSubscriber(handler: handler)
+        let subscriber = ChangeSubscriber(
+            mode: .queue(DispatchQueue(label: "tether.persistence.change-feed"), handler))
+        register(subscriber)
+        return ChangeSubscription(feed: self, subscriber: subscriber)
+    }
+
+    /// Hands each commit's changes to `receive` on the publishing thread, right after the commit and in commit order,
+    /// and calls `finished` once when the feed ends (the store closed; not when the subscription is cancelled). For consumers that keep an inbox of their own (LiveQueryKit's
+    /// engine): `receive` must only hand the set over — never block, never call the store — since the writer's next
+    /// commit waits for it. Nothing merges sets here: the consumer's inbox is the one place they coalesce.
+    public func subscribeInline(
+        _ receive: @escaping @Sendable (ChangeSet) -> Void, finished: @escaping @Sendable () -> Void
+    ) -> ChangeSubscription {
+        let subscriber = ChangeSubscriber(mode: .inline(receive, finished: finished))
         register(subscriber)
         return ChangeSubscription(feed: self, subscriber: subscriber)
     }
@@ -33,7 +46,7 @@ public final class ChangeFeed: Sendable {
     /// The changes as an `AsyncSequence`: each `next()` returns everything committed since the previous one,
     /// merged. It ends when the store is closed.
     public func stream() -> ChangeStream {
-        let subscriber = ChangeSubscriber(handler: nil)
+        let subscriber = ChangeSubscriber(mode: .pull)
         register(subscriber)
         return ChangeStream(subscription: ChangeSubscription(feed: self, subscriber: subscriber))
     }
@@ -67,12 +80,12 @@ public final class ChangeFeed: Sendable {
             defer { subscribers.removeAll() }
             return Array(subscribers.values)
         }
-        for subscriber in all { subscriber.finish() }
+        for subscriber in all { subscriber.finish(feedEnded: true) }
     }
 
     func register(_ subscriber: ChangeSubscriber) {
         if finished.withLock({ $0 }) {
-            subscriber.finish()
+            subscriber.finish(feedEnded: true)
             return
         }
         subscribers.withLock { $0[ObjectIdentifier(subscriber)] = subscriber }
@@ -80,7 +93,7 @@ public final class ChangeFeed: Sendable {
 
     func remove(_ subscriber: ChangeSubscriber) {
         let removed = subscribers.withLock { $0.removeValue(forKey: ObjectIdentifier(subscriber)) }
-        removed?.finish()
+        removed?.finish(feedEnded: false)
     }
 }
 
@@ -104,8 +117,18 @@ public final class ChangeSubscription: ObservationCancellable {
     }
 }
 
-/// One subscriber's lane: at most one pending (merged) set, delivered one at a time.
+/// One subscriber: inline (handed each set on the publishing thread), or a lane with at most one pending (merged)
+/// set, delivered one at a time on a queue or pulled by a stream.
 final class ChangeSubscriber: Sendable {
+    enum Mode: Sendable {
+        /// The handler runs on the subscriber's own serial queue.
+        case queue(DispatchQueue, @Sendable (ChangeSet) -> Void)
+        /// `receive` runs on the publishing thread; `finished` once when the feed ends.
+        case inline(@Sendable (ChangeSet) -> Void, finished: @Sendable () -> Void)
+        /// A stream's consumer pulls.
+        case pull
+    }
+
     struct State: Sendable {
         var pending: ChangeSet?
         var isDraining = false
@@ -113,34 +136,36 @@ final class ChangeSubscriber: Sendable {
         var isFinished = false
     }
 
-    let handler: (@Sendable (ChangeSet) -> Void)?
+    let mode: Mode
     let state = LockedValue(State())
-    /// Where the handler runs (streams have none: their consumer pulls).
-    let queue: DispatchQueue?
 
-    init(handler: (@Sendable (ChangeSet) -> Void)?) {
-        self.handler = handler
-        self.queue = handler == nil ? nil : DispatchQueue(label: "tether.persistence.change-feed")
+    init(mode: Mode) {
+        self.mode = mode
     }
 
     func offer(_ set: ChangeSet) {
-        enum Action { case none, drain, resume(CheckedContinuation<ChangeSet?, Never>) }
+        enum Action { case none, drain(DispatchQueue), resume(CheckedContinuation<ChangeSet?, Never>) }
+        if case .inline(let receive, _) = mode {
+            if !state.withLock({ $0.isFinished }) { receive(set) }
+            return
+        }
         let action = state.withLock { state -> Action in
             guard !state.isFinished else { return .none }
             if let waiter = state.waiter.take() { return .resume(waiter) }
             if state.pending == nil { state.pending = set } else { state.pending!.merge(set) }
-            guard handler != nil, !state.isDraining else { return .none }
+            guard case .queue(let queue, _) = mode, !state.isDraining else { return .none }
             state.isDraining = true
-            return .drain
+            return .drain(queue)
         }
         switch action {
         case .none: break
         case .resume(let waiter): waiter.resume(returning: set)
-        case .drain: queue?.async { self.drain() }
+        case .drain(let queue): queue.async { self.drain() }
         }
     }
 
     func drain() {
+        guard case .queue(_, let handler) = mode else { return }
         while let set = state.withLock({ state -> ChangeSet? in
             guard !state.isFinished, let set = state.pending.take(), !set.isEmpty else {
                 state.pending = nil
@@ -149,7 +174,7 @@ final class ChangeSubscriber: Sendable {
             }
             return set
         }) {
-            handler?(set)
+            handler(set)
         }
     }
 
@@ -170,13 +195,15 @@ final class ChangeSubscriber: Sendable {
         }
     }
 
-    func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<ChangeSet?, Never>? in
-            state.isFinished = true
+    /// Ends the subscriber; `feedEnded` when the feed itself ended, which an inline subscriber is told.
+    func finish(feedEnded: Bool) {
+        let (waiter, first) = state.withLock { state -> (CheckedContinuation<ChangeSet?, Never>?, Bool) in
+            defer { state.isFinished = true }
             state.pending = nil
-            return state.waiter.take()
+            return (state.waiter.take(), !state.isFinished)
         }
         waiter?.resume(returning: nil)
+        if first, feedEnded, case .inline(_, let finished) = mode { finished() }
     }
 }
 

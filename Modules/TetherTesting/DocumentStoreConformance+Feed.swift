@@ -42,18 +42,38 @@ extension DocumentStoreConformance {
             try require(sets[0].changes == [ChangeSet.Key(collection: "items", id: "a"): .inserted], "got \(sets[0])")
         },
         DocumentStoreCheck("feed-not-on-rollback", "a rolled-back transaction publishes nothing") { store in
-            let recorder = FeedRecorder(store)
+            // Inline: every set is received before its write returns, so once the later write has returned,
+            // everything published is here — no wait for "nothing more".
+            let received = FeedLog()
+            let subscription = store.changes.subscribeInline(received.append) {}
             struct Abort: Error {}
             _ = try? await store.write { transaction in
                 try transaction.upsert(["_id": "x"], into: "items")
                 throw Abort()
             }
             try await store.upsert(["_id": "y"], into: "items")
-            let sets = try await recorder.waitFor(1)
-            try await Task.sleep(for: .milliseconds(50))
-            let all = recorder.sets.withLock { $0 }
+            subscription.cancel()
+            let all = received.all
             try require(all.count == 1, "expected only the later commit, got \(all)")
-            try require(sets[0].changes.keys.map(\.id) == ["y"], "got \(sets[0])")
+            try require(all[0].changes.keys.map(\.id) == ["y"], "got \(all[0])")
+        },
+        DocumentStoreCheck("feed-inline", "an inline subscriber has each commit's set, unmerged and in order, when the write returns; none after cancel") { store in
+            let received = FeedLog()
+            let ended = Flag()
+            let subscription = store.changes.subscribeInline(received.append) { ended.set() }
+            for index in 0..<20 {
+                try await store.upsert(["_id": .string("d\(index)")], into: "items")
+                try require(received.count == index + 1, "after write \(index): \(received.count) sets received")
+                try require(
+                    received.all.last?.commits == store.changes.lastCommit...store.changes.lastCommit,
+                    "the set for the write just returned carries its commit, alone")
+            }
+            let numbers = received.all.map(\.commits.upperBound)
+            try require(zip(numbers, numbers.dropFirst()).allSatisfy { $0 + 1 == $1 }, "numbers: \(numbers)")
+            subscription.cancel()
+            try await store.upsert(["_id": "after"], into: "items")
+            try require(received.count == 20, "a cancelled subscriber received \(received.count - 20) more")
+            try require(!ended.isSet, "cancelling is not the feed ending")
         },
         DocumentStoreCheck("feed-slow-subscriber", "a busy subscriber gets the commits it missed merged into one set, every touched document in it; the writer never waits") { store in
             let entered = Flag()
