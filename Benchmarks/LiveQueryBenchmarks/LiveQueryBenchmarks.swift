@@ -165,7 +165,7 @@ let benchmarks: @Sendable () -> Void = {
         try await Task.sleep(for: .milliseconds(300))
         benchmark.measurement(evaluations, store.statistics.evaluations - before)
         benchmark.measurement(incrementalUpdates, store.statistics.incrementalUpdates)
-        liveQuery.stop()
+        await liveQuery.stop()
     }
     Benchmark("3. 1,000 irrelevant commits — GRDB ValueObservation", configuration: scenario([evaluations])) { benchmark in
         let pool = try Fixture.grdbPool()
@@ -196,7 +196,7 @@ let benchmarks: @Sendable () -> Void = {
             try await Task.sleep(for: .milliseconds(500))
             benchmark.measurement(evaluations, store.statistics.evaluations - before)
             benchmark.measurement(incrementalUpdates, store.statistics.incrementalUpdates - incrementalBefore)
-            for query in queries { query.stop() }
+            for query in queries { await query.stop() }
         }
     }
 }
