@@ -1,22 +1,46 @@
 import TetherConcurrency
 
-/// The last result one observer received, from which its next event is computed: ``LiveQueryEvent/initial`` first,
-/// then the difference from that result.
+/// The last result one observer received, from which its next event is computed — ``LiveQueryEvent/initial``
+/// first, then the difference from that result — and the commit that result is known to be current at.
 final class DeliveredResult: Sendable {
-    let last = LockedValue<[Document]?>(nil)
+    struct State: Sendable {
+        var documents: [Document]?
+        var commit: UInt64?
+    }
 
-    /// The event for `documents`, which the observer receives now.
-    func event(for documents: [Document]) -> LiveQueryEvent {
-        last.withLock { last -> LiveQueryEvent in
-            defer { last = documents }
-            guard let previous = last else { return .initial }
+    let state = LockedValue(State())
+
+    /// The event for `documents`, which the observer receives now, as of `commit`.
+    func event(for documents: [Document], commit: UInt64) -> LiveQueryEvent {
+        state.withLock { state -> LiveQueryEvent in
+            defer {
+                state.documents = documents
+                state.commit = max(state.commit ?? 0, commit)
+            }
+            guard let previous = state.documents else { return .initial }
             return .update(LiveQueryUpdate(from: previous, to: documents))
         }
     }
 
+    /// The lane's equality: a result equal to the last one delivered is not delivered again, and what the observer
+    /// has is then known to be current at the later result's commit too.
+    func isUnchanged(_ last: Snapshot, _ next: Snapshot) -> Bool {
+        guard last == next else { return false }
+        if case .documents(_, let commit) = next {
+            state.withLock { $0.commit = max($0.commit ?? 0, commit) }
+        }
+        return true
+    }
+
+    /// The commit the observer's result is current at: the one its last delivery reflects, or a later one whose
+    /// result was equal. Nil before the first delivery.
+    var commit: UInt64? {
+        state.withLock { $0.commit }
+    }
+
     /// Lets go of the last result (the observation has ended).
     func release() {
-        let released = last.withLock { $0.take() }
+        let released = state.withLock { $0.documents.take() }
         _ = consume released  // released here, outside the lock
     }
 }

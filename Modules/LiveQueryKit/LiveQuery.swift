@@ -68,6 +68,14 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
         registration.lane.statistics
     }
 
+    /// The store's commit that the observer's result is current at: the one its last delivery reflects — inside the
+    /// handler, the delivery being handled — or a later one whose result was the same (not delivered again). Nil
+    /// before the first delivery. Compare it with ``Store/lastCommit`` after a write, or wait with
+    /// ``Store/waitForLiveQueries(through:)``.
+    public var deliveredCommit: UInt64? {
+        delivered.commit
+    }
+
     /// Whether the observation has ended (stopped, its handle or owner deallocated).
     public var isStopped: Bool {
         guard !registration.isGone, let id = registration.binding.id else { return true }

@@ -4,43 +4,16 @@ import OwnershipKit
 import PersistenceKit
 import TetherConcurrency
 
-/// What a lane carries to one observer: a result, compared by value so that an unchanged one is not delivered, or
-/// why the query could not be evaluated.
-enum Snapshot: Sendable, Equatable {
-    case documents([Document])
-    case failure(EvaluationFailure)
-}
-
-/// A failed evaluation, as observers receive it. Each failure is delivered: two are never "unchanged".
-struct EvaluationFailure: Sendable, Equatable {
-    let error: any Error
-    let serial: UInt64
-
-    static func == (lhs: EvaluationFailure, rhs: EvaluationFailure) -> Bool { lhs.serial == rhs.serial }
-}
-
-/// Counts that show how much work live queries cost.
-public struct LiveQueryStatistics: Sendable, Hashable {
-    /// Queries run against the store (initial results and re-evaluations).
-    public var evaluations = 0
-    /// Results brought up to date from the changed documents alone, without running the query.
-    public var incrementalUpdates = 0
-    /// Commits' changes that touched an observed collection but could not affect a query's result, so it was not
-    /// run again.
-    public var skippedIrrelevant = 0
-    /// Observers registered now.
-    public var observers = 0
-    /// Distinct queries observed now (identical queries share one evaluation).
-    public var queries = 0
-    /// Evaluations that failed (each delivered to the query's observers' `onError:`).
-    public var failures = 0
-}
-
 /// Evaluates observed queries after each commit and hands snapshots to their observers' lanes.
 ///
-/// All evaluation runs in one drain at a time (a task started when work arrives and none is running), so results
-/// are computed in commit order. Changes that arrive while it runs are merged into one pending set: a fast writer
-/// costs one pending set, not a queue.
+/// One path from commit to handler: the store hands each commit's changes to the engine's inbox on the writer's
+/// thread (merged there while the engine is busy: a fast writer costs one set, not a queue); one consumer task takes
+/// everything in the inbox, brings the affected results up to date in commit order, and offers each to its observers'
+/// lanes, where results coalesce to the latest. The consumer runs while anything is observed, and ends with the last
+/// observer (or when the store is closed and nothing is observed any more): no work outlives what it is for.
+///
+/// Every result carries the commit it reflects; ``waitUntilCaughtUp(with:)`` waits for a commit to have reached
+/// every observer's lane.
 final class LiveQueryEngine: Sendable {
     struct Evaluation: Sendable {
         var documents: [Document] = []
@@ -55,14 +28,20 @@ final class LiveQueryEngine: Sendable {
 
     struct State: Sendable {
         var evaluations: [DocumentQuery: Evaluation] = [:]
-        var pendingChanges: ChangeSet?
-        var pendingRegistrations: [Registration] = []
-        var isDraining = false
+        var inbox = EngineInbox()
+        /// The consumer: running while anything is observed.
+        var consumer: Task<Void, Never>?
+        /// A round is starting observers it took from the inbox.
+        var isStartingObservers = false
         /// Every registration not yet unregistered: the feed subscription lives while this is not empty.
         var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
+        var catchUp = CatchUp()
         var statistics = LiveQueryStatistics()
         var failureSerial: UInt64 = 0
+
+        var isObserving: Bool { !registered.isEmpty }
+        var isStarting: Bool { isStartingObservers || inbox.hasRegistrations }
     }
 
     /// Above this many changed documents in one collection, the query is simply run again: reading that many
@@ -81,108 +60,197 @@ final class LiveQueryEngine: Sendable {
         LifetimeTracking.made(self, "live-query engine")
     }
 
+    /// Ends the consumer's wait, if it waits: nothing can reach it any more.
+    deinit {
+        state.withLock { $0.inbox.waiting.take() }?.resume(returning: nil)
+    }
+
     var statistics: LiveQueryStatistics {
         state.withLock { state in
             var statistics = state.statistics
             statistics.queries = state.evaluations.count
             statistics.observers = state.evaluations.values.reduce(0) { $0 + $1.registrations.count }
+            statistics.caughtUpCommit = state.catchUp.applied
             return statistics
         }
     }
 
-    // MARK: Registering
-
-    func register(_ registration: Registration) {
-        let subscribe = state.withLock { state -> Bool in
-            // Ended before it got here (its owner died at once): unregister found nothing to remove.
-            guard !registration.stopped.withLock({ $0 }) else { return false }
-            state.registered.insert(ObjectIdentifier(registration))
-            state.pendingRegistrations.append(registration)
-            return state.subscription == nil
-        }
-        if subscribe {
-            // One feed subscription per store, while anything is observed.
-            let subscription = documents.changes.subscribe { [weak self] changes in self?.enqueue(changes) }
-            let surplus = state.withLock { state -> ChangeSubscription? in
-                if state.subscription == nil {
-                    state.subscription = subscription
-                    return nil
-                }
-                return subscription
-            }
-            surplus?.cancel()
-        }
-        scheduleDrain()
+    /// Whether the consumer task is running (anything is observed).
+    var isConsuming: Bool {
+        state.withLock { $0.consumer != nil }
     }
 
-    /// Removes an observer (idempotent); the last one out ends the feed subscription.
+    // MARK: Registering
+
+    /// Adds an observer: the consumer starts it (its first result) in its next round.
+    func register(_ registration: Registration) {
+        while true {
+            if state.withLock({ $0.subscription == nil }) { subscribe() }
+            enum Outcome { case stopped, unsubscribed, added((EngineInbox.Consumer, EngineInbox.Work)?) }
+            let outcome = state.withLock { state -> Outcome in
+                // Ended before it got here (its owner died at once): unregister found nothing to remove.
+                guard !registration.stopped.withLock({ $0 }) else { return .stopped }
+                // The last observer left while this one subscribed: subscribe again.
+                guard state.subscription != nil else { return .unsubscribed }
+                state.registered.insert(ObjectIdentifier(registration))
+                let resume = state.inbox.add(registration)
+                if resume != nil { state.isStartingObservers = true }
+                if state.consumer == nil { state.consumer = self.startConsumer() }
+                return .added(resume)
+            }
+            switch outcome {
+            case .stopped: return
+            case .unsubscribed: continue
+            case .added(let resume):
+                if let resume { resume.0.resume(returning: resume.1) }
+                return
+            }
+        }
+    }
+
+    /// Subscribes to the feed (outside the lock: a closed store's feed calls back at once). Every commit after the
+    /// one the feed reports now reaches the inbox; results evaluated from here on are no older than it.
+    func subscribe() {
+        let feed = documents.changes
+        let subscription = feed.subscribeInline { [weak self] changes in
+            self?.receive(changes)
+        } finished: { [weak self] in
+            self?.feedEnded()
+        }
+        let surplus = state.withLock { state -> ChangeSubscription? in
+            guard state.subscription == nil else { return subscription }
+            state.subscription = subscription
+            state.catchUp.applied = max(state.catchUp.applied, feed.lastCommit)
+            return nil
+        }
+        surplus?.cancel()
+    }
+
+    /// Removes an observer (idempotent); the last one out ends the feed subscription and the consumer.
     func unregister(_ registration: Registration) {
         registration.stopped.withLock { $0 = true }
         registration.lane.cancel()
-        let released = state.withLock { state -> (Evaluation?, ChangeSubscription?)? in
+        struct Released {
+            var evaluation: Evaluation?
+            var subscription: ChangeSubscription?
+            var consumer: EngineInbox.Consumer?
+            var waiters: [CheckedContinuation<Void, Never>] = []
+        }
+        let released = state.withLock { state -> Released? in
             guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
-            state.pendingRegistrations.removeAll { $0 === registration }
-            var removed: Evaluation?
+            state.inbox.remove(registration)
+            var released = Released()
             if var evaluation = state.evaluations[registration.query] {
                 evaluation.registrations[ObjectIdentifier(registration)] = nil
                 if evaluation.registrations.isEmpty {
-                    removed = state.evaluations.removeValue(forKey: registration.query)
+                    released.evaluation = state.evaluations.removeValue(forKey: registration.query)
                 } else {
                     state.evaluations[registration.query] = evaluation
                 }
             }
-            return (removed, state.registered.isEmpty ? state.subscription.take() : nil)
-        }
-        // The evaluation's documents and the subscription are released here, outside the lock.
-        released?.1?.cancel()
-        withExtendedLifetime(released) {}
-    }
-
-    // MARK: The drain
-
-    func enqueue(_ changes: ChangeSet) {
-        state.withLock { state in
-            if state.pendingChanges == nil { state.pendingChanges = changes } else { state.pendingChanges!.merge(changes) }
-        }
-        scheduleDrain()
-    }
-
-    func scheduleDrain() {
-        let start = state.withLock { state -> Bool in
-            guard !state.isDraining else { return false }
-            state.isDraining = true
-            return true
-        }
-        if start { Task { await drain() } }
-    }
-
-    func drain() async {
-        while let (changes, registrations) = state.withLock({ state -> (ChangeSet?, [Registration])? in
-            guard state.pendingChanges != nil || !state.pendingRegistrations.isEmpty else {
-                state.isDraining = false
-                return nil
+            if !state.isObserving {
+                // Nothing to bring up to date any more: the consumer ends, and so do its inbox and subscription.
+                released.subscription = state.subscription.take()
+                state.inbox.changes = nil
+                if let consumer = state.inbox.waiting.take() {
+                    released.consumer = consumer
+                    state.consumer = nil
+                }
             }
-            defer { state.pendingRegistrations.removeAll() }
-            return (state.pendingChanges.take(), state.pendingRegistrations)
-        }) {
-            sweep()
-            if let changes { await apply(changes) }
-            for registration in registrations where !registration.isGone { await start(registration) }
-            // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory),
-            // a drain fed without pause held the thread for as long as work kept coming — under ThreadSanitizer,
-            // two such drains held both of a 2-core machine's threads, and writers and other tasks made no progress.
-            await Task.yield()
+            released.waiters = state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+            return released
+        }
+        guard let released else { return }
+        // Outside the lock: the documents and the subscription are released, the waiting are resumed.
+        released.subscription?.cancel()
+        released.consumer?.resume(returning: nil)
+        for waiter in released.waiters { waiter.resume() }
+    }
+
+    // MARK: The consumer
+
+    /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
+    func receive(_ changes: ChangeSet) {
+        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
+            guard state.subscription != nil else { return nil }
+            let resume = state.inbox.add(changes)
+            if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
+            return resume
+        }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+
+    /// The store was closed: nothing more will be committed, so whoever waits for a commit is done waiting.
+    func feedEnded() {
+        let waiters = state.withLock { state in
+            state.catchUp.feedEnded = true
+            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Starts the consumer: one round per take of the inbox, in commit order, until nothing is observed. While it
+    /// waits for work it holds the engine's state, not the engine: an engine nobody uses any more (its store and
+    /// handles gone, only observers whose owners died left registered) is deallocated, and its deinit ends the wait.
+    func startConsumer() -> Task<Void, Never> {
+        Task { [weak self, state] in
+            while let work = await Self.nextWork(in: state) {
+                guard let self else { return }
+                await self.round(work)
+            }
         }
     }
 
-    /// Ends observers whose owners are gone; their stopped notices unregister them.
-    func sweep() {
-        observers.sweep()
+    /// One round: ends observers whose owners died, applies the changes, starts the new observers.
+    func round(_ work: EngineInbox.Work) async {
+        observers.sweep()  // the stopped notices of observers whose owners are gone unregister them
+        if let changes = work.changes { await apply(changes) }
+        for registration in work.registrations where !registration.isGone { await start(registration) }
+        finishRound(through: work.changes?.commits.upperBound)
+        // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory), a
+        // consumer fed without pause would hold the thread for as long as work kept coming.
+        await Task.yield()
+    }
+
+    /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
+    static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
+        await withCheckedContinuation { (continuation: EngineInbox.Consumer) in
+            enum Next { case work(EngineInbox.Work), end, wait }
+            let next = state.withLock { state -> Next in
+                if let work = state.inbox.take() {
+                    state.isStartingObservers = !work.registrations.isEmpty
+                    return .work(work)
+                }
+                state.isStartingObservers = false
+                guard state.isObserving else {
+                    state.consumer = nil
+                    return .end
+                }
+                state.inbox.waiting = continuation
+                return .wait
+            }
+            switch next {
+            case .work(let work): continuation.resume(returning: work)
+            case .end: continuation.resume(returning: nil)
+            case .wait: break
+            }
+        }
+    }
+
+    /// Records a finished round and resumes whoever waited for what it reached.
+    func finishRound(through commit: UInt64?) {
+        let waiters = state.withLock { state in
+            state.statistics.rounds += 1
+            state.isStartingObservers = false
+            if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
+            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
     func start(_ registration: Registration) async {
-        let known = state.withLock { state -> [Document]?? in
+        let known = state.withLock { state -> Snapshot?? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
             guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 }) else {
                 return .some(nil)
@@ -190,176 +258,42 @@ final class LiveQueryEngine: Sendable {
             var evaluation = state.evaluations[registration.query] ?? Evaluation()
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
-            return evaluation.isEvaluated ? .some(evaluation.documents) : nil
+            return evaluation.isEvaluated ? .some(.documents(evaluation.documents, commit: evaluation.commit)) : nil
         }
         switch known {
-        case .some(.some(let documents)): registration.lane.submit(.documents(documents))
+        case .some(.some(let snapshot)): registration.lane.submit(snapshot)
         case .some(.none): break
         case .none: await evaluate(registration.query)
         }
     }
 
-    /// After a commit: brings up to date only the queries the changes can affect — from the changed documents alone
-    /// when that is exact, by running the query otherwise.
-    func apply(_ changes: ChangeSet) async {
-        let collections = changes.collections
-        let candidates = state.withLock { state in
-            // Results in other collections stay exact through these commits.
-            for (query, evaluation) in state.evaluations
-            where !collections.contains(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
-                state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
-            }
-            return state.evaluations.filter {
-                collections.contains($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
-            }
-            .map { ($0.key, $0.value) }
+    // MARK: Catching up
+
+    /// Returns once the live queries have caught up with `commit`: every change up to it has been applied to every
+    /// observed query, whose result — exact at that commit or a later one — has been offered to its observers' lanes,
+    /// and every observer registered before this call has been started. Returns at once when nothing is observed,
+    /// when the store is closed, or when the calling task is cancelled.
+    func waitUntilCaughtUp(with commit: UInt64) async {
+        let id = state.withLock { state -> UInt64 in
+            state.catchUp.nextWaiterID += 1
+            return state.catchUp.nextWaiterID
         }
-        for (query, evaluation) in candidates {
-            // A failing query is run again at each commit that touches its collection, until it succeeds.
-            let refreshed = evaluation.isFailing ? .rerun : await refresh(query, evaluation, changes: changes)
-            switch refreshed {
-            case .irrelevant(let commit):
-                state.withLock { state in
-                    state.statistics.skippedIrrelevant += 1
-                    // Still exact at this commit, if the read saw no later one.
-                    if let commit, let known = state.evaluations[query]?.commit {
-                        state.evaluations[query]?.commit = max(known, commit)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let done = state.withLock { state -> Bool in
+                    if Task.isCancelled
+                        || state.catchUp.isCaughtUp(
+                            with: commit, startingObservers: state.isStarting, observing: state.isObserving)
+                    {
+                        return true
                     }
+                    state.catchUp.waiters.append((id, commit, continuation))
+                    return false
                 }
-            case .incremental(let documents, let commit):
-                publish(documents, commit: commit, for: query, incremental: true)
-            case .rerun:
-                await evaluate(query)
+                if done { continuation.resume() }
             }
+        } onCancel: {
+            state.withLock { $0.catchUp.take(id: id) }?.resume()
         }
-    }
-
-    enum Refresh {
-        /// The changes cannot alter the result, which is exact at `commit` when that is known.
-        case irrelevant(commit: UInt64?)
-        /// The result at `commit`, computed from the changed documents.
-        case incremental([Document], commit: UInt64)
-        /// Run the query.
-        case rerun
-    }
-
-    /// Decides how the changes reach the query's result. The changed documents are read with the read's commit
-    /// number: when it is the change set's last commit, and the result is no older than the set's first commit,
-    /// applying the changed documents to the result gives exactly the query's result at that commit.
-    func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, changes: ChangeSet) async -> Refresh {
-        let changed = changes.changes(in: query.collection)
-        guard changed.count <= Self.relevanceCheckLimit else { return .rerun }
-        let read: (commit: UInt64, documents: [String: StoredDocument])
-        do {
-            read = try await documents.read { reader in
-                var found: [String: StoredDocument] = [:]
-                for (id, kind) in changed where kind != .removed {
-                    if let document = try reader.document(id: id, in: query.collection) { found[id] = document }
-                }
-                return (try reader.commitNumber(), found)
-            }
-        } catch {
-            logger.debug(
-                "live query: could not read changed documents; running the query again",
-                metadata: ["error": "\(error)"])
-            return .rerun
-        }
-        let wasIn = changed.keys.contains(where: evaluation.ids.contains)
-        let matchesNow = read.documents.values.contains { query.predicate.matches($0.body) }
-        guard wasIn || matchesNow else {
-            // The result stays right through these commits for every document they touched, except any that
-            // changed again later — and those are in a later change set, to be taken from their current state.
-            let contiguous = changes.commits.lowerBound <= evaluation.commit + 1
-            return .irrelevant(commit: contiguous ? changes.commits.upperBound : nil)
-        }
-        guard read.commit == changes.commits.upperBound, changes.commits.lowerBound <= evaluation.commit + 1,
-            query.offset == 0,
-            let documents = Self.merge(changed.keys, read.documents, into: evaluation.documents, query: query)
-        else { return .rerun }
-        return .incremental(documents, commit: read.commit)
-    }
-
-    /// The result with each changed document taken out and, if it matches now, put back in its place; nil when
-    /// that cannot be exact.
-    ///
-    /// Unchanged documents outside a result are either not matching or — only when the result filled its limit —
-    /// sorted after its last document. So the merged list is exact up to that old last document: if at least
-    /// `limit` documents sort no later than it, they are the new window; otherwise the query must refill it.
-    static func merge(
-        _ changed: Dictionary<String, ChangeSet.Kind>.Keys, _ current: [String: StoredDocument], into result: [Document],
-        query: DocumentQuery
-    ) -> [Document]? {
-        let changedIDs = Set(changed)
-        var merged = result.filter { !changedIDs.contains($0.id) }
-        for id in changed {
-            guard let stored = current[id], query.predicate.matches(stored.body) else { continue }
-            merged.insert(Document(stored), at: insertionIndex(of: stored, in: merged, query: query))
-        }
-        guard let limit = query.limit else { return merged }
-        guard limit > 0 else { return [] }
-        guard result.count >= limit, let last = result.last else { return Array(merged.prefix(limit)) }
-        let boundary = StoredDocument(validatedID: last.id, body: last.value)
-        let known = merged.prefix { !query.areInIncreasingOrder(boundary, StoredDocument(validatedID: $0.id, body: $0.value)) }
-        return known.count >= limit ? Array(merged.prefix(limit)) : nil
-    }
-
-    /// Where `document` goes in `documents`, sorted by the query's order (ties by `_id`, a total order).
-    static func insertionIndex(of document: StoredDocument, in documents: [Document], query: DocumentQuery) -> Int {
-        var low = 0
-        var high = documents.count
-        while low < high {
-            let middle = (low + high) / 2
-            let other = StoredDocument(validatedID: documents[middle].id, body: documents[middle].value)
-            if query.areInIncreasingOrder(other, document) { low = middle + 1 } else { high = middle }
-        }
-        return low
-    }
-
-    /// Runs the query and offers the result to every observer of it (each lane skips a result equal to the last
-    /// one it delivered).
-    func evaluate(_ query: DocumentQuery) async {
-        let result: (commit: UInt64, documents: [Document])
-        do {
-            result = try await documents.read { reader in
-                (try reader.commitNumber(), try reader.documents(matching: query).map(Document.init))
-            }
-        } catch {
-            // Delivered to the observers; logged at debug, as an error a library hands to its caller.
-            logger.debug(
-                "live query failed", metadata: ["collection": "\(query.collection)", "error": "\(error)"])
-            publishFailure(error, for: query)
-            return
-        }
-        publish(result.documents, commit: result.commit, for: query, incremental: false)
-    }
-
-    /// Records that a query failed, keeping its last good result, and offers the failure to its observers.
-    func publishFailure(_ error: any Error, for query: DocumentQuery) {
-        let (registrations, serial) = state.withLock { state -> ([Registration], UInt64) in
-            state.statistics.failures += 1
-            state.failureSerial += 1
-            guard state.evaluations[query] != nil else { return ([], state.failureSerial) }
-            state.evaluations[query]?.isFailing = true
-            return (Array(state.evaluations[query]!.registrations.values), state.failureSerial)
-        }
-        let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        for registration in registrations { registration.lane.submit(failure) }
-    }
-
-    /// Records a query's new result and offers it to its observers.
-    func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, incremental: Bool) {
-        let registrations = state.withLock { state -> [Registration] in
-            if incremental { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
-            guard var evaluation = state.evaluations[query] else { return [] }
-            evaluation.documents = result
-            evaluation.ids = Set(result.map(\.id))
-            evaluation.isEvaluated = true
-            evaluation.isFailing = false
-            evaluation.commit = commit
-            state.evaluations[query] = evaluation
-            return Array(evaluation.registrations.values)
-        }
-        let snapshot = Snapshot.documents(result)
-        for registration in registrations { registration.lane.submit(snapshot) }
     }
 }

@@ -8,6 +8,9 @@ public struct LiveQuerySnapshot: Sendable {
     public let documents: [Document]
     /// ``LiveQueryEvent/initial`` for the first element, then the difference from the previous one.
     public let event: LiveQueryEvent
+    /// The store's commit the documents reflect: the result is exact as of that commit (see
+    /// ``Store/waitForLiveQueries(through:)``).
+    public let commit: UInt64
 }
 
 /// A live query as an `AsyncSequence`: asking for the next element is the signal, so a slow consumer gets the latest
@@ -58,8 +61,9 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
             // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped.
             guard !handle.isStopped else { return nil }
             switch delivery.payload {
-            case .documents(let documents):
-                return LiveQuerySnapshot(documents: documents, event: handle.delivered.event(for: documents))
+            case .documents(let documents, let commit):
+                let event = handle.delivered.event(for: documents, commit: commit)
+                return LiveQuerySnapshot(documents: documents, event: event, commit: commit)
             case .failure(let failure):
                 await handle.stop()
                 throw failure.error
@@ -74,12 +78,13 @@ extension PendingQuery {
     /// - Throws: ``QueryError`` or `PersistenceError` for an invalid query.
     public func snapshots() throws -> LiveQuerySnapshots {
         let query = try compiled()
-        let (lane, deliveries) = DeliveryLane<Snapshot>.stream(skipIf: ==)
+        let delivered = DeliveredResult()
+        let (lane, deliveries) = DeliveryLane<Snapshot>.stream(skipIf: delivered.isUnchanged)
         let engine = collection.store.engine
         let binding = ObserverBinding()
         let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
         let handle = LiveQuery(
-            registration: registration, engine: engine, delivered: DeliveredResult(), ownsObservation: true,
+            registration: registration, engine: engine, delivered: delivered, ownsObservation: true,
             query: text)
         engine.observers.add(registration, identity: nil, owner: handle, binding: binding)
         engine.register(registration)

@@ -114,15 +114,15 @@ extension PendingQuery {
         let engine = collection.store.engine
         let binding = ObserverBinding()
         let delivered = DeliveredResult()
-        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: ==) {
+        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: delivered.isUnchanged) {
             [weak engine] delivery, signalNext in
             // Ownership at the moment of the call: a result that waited while the owner died is dropped here (and
             // the table ends the observation, which cancels this lane).
             guard let engine, let id = binding.id else { return }
             engine.observers.withLiveObserver(id) {
                 switch delivery.payload {
-                case .documents(let documents):
-                    handler(documents, delivered.event(for: documents), signalNext)
+                case .documents(let documents, let commit):
+                    handler(documents, delivered.event(for: documents, commit: commit), signalNext)
                 case .failure(let failure):
                     onError?(failure.error)
                     signalNext()

@@ -50,6 +50,28 @@ public final class Store: Sendable {
         try await documents.write { try body(WriteTransaction($0)) }
     }
 
+    /// The number of the last commit the store has published (0 before the first). Once a write has returned, it is
+    /// that write's commit or a later one.
+    public var lastCommit: UInt64 {
+        documents.changes.lastCommit
+    }
+
+    /// Returns once the live queries have caught up with `commit` (by default ``lastCommit`` now): every observed
+    /// query's result is exact at that commit or a later one and has been offered to its observers — delivered,
+    /// waiting for the observer's handler or `signalNext`, or found the same as what the observer already has
+    /// (``LiveQuery/deliveredCommit`` then moves on without a call) — and every observer added before this call has
+    /// been offered its first result.
+    ///
+    /// Returns at once when nothing is observed, and when the store is closed or the calling task is cancelled.
+    ///
+    /// ```swift
+    /// try await items.upsert(["_id": "a1", "name": "Pear"])
+    /// await store.waitForLiveQueries()   // every observer of "items" has been offered a result with the pear
+    /// ```
+    public func waitForLiveQueries(through commit: UInt64? = nil) async {
+        await engine.waitUntilCaughtUp(with: commit ?? lastCommit)
+    }
+
     /// How much work the live queries have cost so far.
     public var statistics: LiveQueryStatistics {
         engine.statistics

@@ -1,0 +1,51 @@
+import PersistenceKit
+
+/// What the engine's consumer has yet to do: the changes committed since it last looked, merged into one set — the
+/// one place change sets coalesce, so a fast writer costs one set, never a queue — and the observers registered
+/// since. The consumer takes everything at once, or waits here while there is nothing.
+struct EngineInbox: Sendable {
+    /// One round of work.
+    struct Work: Sendable {
+        var changes: ChangeSet?
+        var registrations: [Registration] = []
+    }
+
+    typealias Consumer = CheckedContinuation<Work?, Never>
+
+    var changes: ChangeSet?
+    var registrations: [Registration] = []
+    /// The consumer, suspended until there is work (or none will come: it is resumed with nil).
+    var waiting: Consumer?
+
+    /// Adds one commit's changes; returns the waiting consumer with its work, to resume outside the lock.
+    mutating func add(_ set: ChangeSet) -> (Consumer, Work)? {
+        if changes == nil { changes = set } else { changes!.merge(set) }
+        return handOver()
+    }
+
+    /// Adds a new observer, to be started by the consumer; returns the waiting consumer with its work.
+    mutating func add(_ registration: Registration) -> (Consumer, Work)? {
+        registrations.append(registration)
+        return handOver()
+    }
+
+    /// Forgets an observer that ended before the consumer started it.
+    mutating func remove(_ registration: Registration) {
+        registrations.removeAll { $0 === registration }
+    }
+
+    /// Everything waiting, or nil when nothing is.
+    mutating func take() -> Work? {
+        guard changes != nil || !registrations.isEmpty else { return nil }
+        defer { registrations.removeAll() }
+        return Work(changes: changes.take(), registrations: registrations)
+    }
+
+    /// Whether an observer waits to be started.
+    var hasRegistrations: Bool { !registrations.isEmpty }
+
+    private mutating func handOver() -> (Consumer, Work)? {
+        guard let consumer = waiting.take(), let work = take() else { return nil }
+        return (consumer, work)
+    }
+}

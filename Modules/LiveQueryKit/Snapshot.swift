@@ -1,0 +1,25 @@
+/// What a lane carries to one observer: a result with the commit it reflects, or why the query could not be
+/// evaluated.
+///
+/// Two results are equal when their documents are, whatever their commits: an unchanged result is not delivered
+/// again (the observer is told, through ``DeliveredResult``, that what it has is current at the later commit).
+enum Snapshot: Sendable, Equatable {
+    case documents([Document], commit: UInt64)
+    case failure(EvaluationFailure)
+
+    static func == (lhs: Snapshot, rhs: Snapshot) -> Bool {
+        switch (lhs, rhs) {
+        case (.documents(let left, _), .documents(let right, _)): left == right
+        case (.failure(let left), .failure(let right)): left == right
+        default: false
+        }
+    }
+}
+
+/// A failed evaluation, as observers receive it. Each failure is delivered: two are never "unchanged".
+struct EvaluationFailure: Sendable, Equatable {
+    let error: any Error
+    let serial: UInt64
+
+    static func == (lhs: EvaluationFailure, rhs: EvaluationFailure) -> Bool { lhs.serial == rhs.serial }
+}
