@@ -101,7 +101,7 @@ struct ObservationTests {
         while !stopReturned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
         #expect(!running.withLock { $0 })
         for index in 0..<20 { try await items.upsert(Self.item("d\(index)")) }
-        try await Task.sleep(for: .milliseconds(100))
+        await store.waitForLiveQueries()
         #expect(calls.withLock { $0 } == 1, "no call after stop()")
         #expect(liveQuery.isStopped)
     }
@@ -135,7 +135,9 @@ struct ObservationTests {
         }
         #expect(store.statistics.observers == 0)
         try await store.collection("items").upsert(Self.item("a"))
-        try await Task.sleep(for: .milliseconds(100))
+        // The observation ended with the handle: its lane is cancelled, so once the engine has caught up with the
+        // write, no call can come later.
+        await store.waitForLiveQueries()
         #expect(received.count == 1)
     }
 
@@ -151,12 +153,11 @@ struct ObservationTests {
         try await received.wait { $0.last == ["a"] }
         owner = nil
         try await items.upsert(Self.item("b"))
-        try await Task.sleep(for: .milliseconds(100))
         try await items.upsert(Self.item("c"))
-        try await Task.sleep(for: .milliseconds(100))
+        // The engine's next round ends the observer (its owner is gone) before applying the changes; a result that
+        // reached its lane before would be dropped at the call. Once caught up, no call can come later.
+        await store.waitForLiveQueries()
         #expect(received.last == ["a"], "no delivery after the owner is gone")
-        // The observer is swept when the engine handles the next commit.
-        for _ in 0..<1000 where store.statistics.observers != 0 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(store.statistics.observers == 0)
         withExtendedLifetime(owner) {}
     }
