@@ -26,6 +26,9 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
             case unreadableFile
             /// A part could not be made from valid settings (a database that would not open, say).
             case assemblyFailed
+            /// The document exceeds a bound that keeps loading it safe (see ``YAMLLimits``): too many nodes or too
+            /// deep once its aliases are expanded.
+            case limitExceeded
         }
 
         /// What kind of problem it is.

@@ -21,6 +21,8 @@ public struct ConfigurationLoader: Sendable {
     public var registry: PluginRegistry
     /// The environment overrides are read from.
     public var environment: [String: String]
+    /// Bounds on the document once its aliases are expanded.
+    public var limits = YAMLLimits()
 
     /// Makes a loader.
     public init(registry: PluginRegistry = .core, environment: [String: String] = ProcessInfo.processInfo.environment) {
@@ -42,9 +44,24 @@ public struct ConfigurationLoader: Sendable {
                 .init(kind: .unreadableFile, path: "", message: "this is a folder, not a configuration file")
             ])
         }
-        let data: Data
+        // Read as a stream, so that a pipe works (`--config <(make-config)`), and no further than the limit, so that
+        // `/dev/zero` does not fill memory.
+        var data = Data()
         do {
-            data = try Data(contentsOf: url)
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: 65_536), !chunk.isEmpty {
+                data.append(chunk)
+                guard data.count <= limits.maximumBytes else {
+                    throw ConfigurationError(file: path, issues: [
+                        .init(
+                            kind: .limitExceeded, path: "",
+                            message: "the file is larger than \(limits.maximumBytes) bytes; a configuration is a few KB")
+                    ])
+                }
+            }
+        } catch let error as ConfigurationError {
+            throw error
         } catch {
             throw ConfigurationError(file: path, issues: [
                 .init(kind: .unreadableFile, path: "", message: "cannot read the file: \(Self.reason(error))")
@@ -61,6 +78,8 @@ public struct ConfigurationLoader: Sendable {
     /// Loads configuration from `yaml`; `file` names it in messages, and relative paths are resolved against
     /// `baseDirectory` (the current folder by default).
     public func load(yaml: String, file: String? = nil, baseDirectory: URL? = nil) throws(ConfigurationError) -> PipelineConfiguration {
+        // Before anything is built: aliases may make the document billions of nodes, or thousands deep.
+        if let issue = limits.violation(in: yaml) { throw ConfigurationError(file: file, issues: [issue]) }
         var root: Node
         do {
             root = try Yams.compose(yaml: yaml) ?? Node.mapping(Node.Mapping([]))
