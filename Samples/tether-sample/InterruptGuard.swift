@@ -1,14 +1,20 @@
+import Foundation
 import ServiceLifecycle
 import TetherConcurrency
 import UnixSignals
 
 /// SIGINT and SIGTERM from the sample's start. The service group traps them only once it runs; a signal before
-/// that, while the demo API starts or the pipeline is assembled, would otherwise kill the process outright. Here it
-/// is remembered, and handed to the group as a graceful shutdown as soon as there is a group.
+/// that would otherwise kill the process outright, or — once trapped — wait for whatever runs to finish.
+///
+/// - While the configuration loads, nothing has started that needs stopping: a signal ends the process at once
+///   (exit 130 for SIGINT, 143 for SIGTERM), however long the load would take (a file on a hung mount, a pipe).
+/// - From ``startingServices()`` on — the demo API starting, the pipeline assembling — it is remembered, and handed
+///   to the group as a graceful shutdown as soon as there is a group.
 final class InterruptGuard: Sendable {
     private struct State {
         var signal: UnixSignal?
         var group: ServiceGroup?
+        var isStartingServices = false
     }
 
     private let state = LockedValue(State())
@@ -25,12 +31,21 @@ final class InterruptGuard: Sendable {
     /// Remembers each signal and passes it on to the group, until cancelled.
     func watch() async {
         for await signal in signals {
-            let group = state.withLock { state in
+            let (group, loading) = state.withLock { state in
                 state.signal = state.signal ?? signal
-                return state.group
+                return (state.group, !state.isStartingServices)
+            }
+            if loading {
+                FileHandle.standardError.write(Data("interrupted (\(signal)) while loading the configuration\n".utf8))
+                exit(128 + signal.rawValue)
             }
             await group?.triggerGracefulShutdown()
         }
+    }
+
+    /// The configuration has loaded and services are about to start: a signal from now on stops them gracefully.
+    func startingServices() {
+        state.withLock { $0.isStartingServices = true }
     }
 
     /// From now on a signal shuts `group` down gracefully; one that came before does so at once (the group starts

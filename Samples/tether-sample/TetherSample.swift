@@ -68,6 +68,7 @@ struct TetherSample: AsyncParsableCommand {
             FileHandle.standardError.write(Data("error: the configuration is not usable:\n\(error)\n".utf8))
             throw ExitCode(2)
         }
+        interrupts.startingServices()
         let settings = configuration.section("sample", as: SampleSettings.self) ?? SampleSettings()
         guard let serviceConfiguration = configuration.service(named: settings.service) else {
             FileHandle.standardError.write(Data("error: \(config): sample.service names '\(settings.service)', which is not under services:\n".utf8))

@@ -77,6 +77,42 @@ struct SampleRunTests {
         }
     }
 
+    @Test("An alias bomb in the configuration: refused in bounded time with the file and line, exit 2 (it once grew past 3 GB)")
+    func aliasBomb() async throws {
+        try await SampleProcess.withDirectory { directory in
+            var lines = ["live_queries:", "  - collection: items", "    query: \"a == $args.x\"", "    args:"]
+            lines.append("      l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]")
+            for level in 1...9 {
+                lines.append("      l\(level): &l\(level) [" + Array(repeating: "*l\(level - 1)", count: 10).joined(separator: ", ") + "]")
+            }
+            lines.append("      x: *l9")
+            try (lines.joined(separator: "\n") + "\n").write(
+                to: directory.appendingPathComponent("bomb.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SampleProcess.run(["--config", "bomb.yaml"], in: directory)
+            #expect(result.status == 2, "\(result.output)\n\(result.errors)")
+            #expect(result.errors.contains("bomb.yaml:"), "\(result.errors)")
+            #expect(result.errors.contains("the document expands to more than 100000 nodes"), "\(result.errors)")
+        }
+    }
+
+    @Test("SIGINT while the configuration loads (a file that never finishes arriving): exit 130 at once")
+    func interruptedWhileLoading() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let fifo = directory.appendingPathComponent("slow.yaml").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            // Opening the pipe for writing returns once the sample has opened it for reading: it is then loading,
+            // with its signals trapped (they are trapped before anything else). The writer stays open, so the load
+            // never ends by itself. On a thread of its own: open blocks.
+            let writer = PipeWriter()
+            Thread.detachNewThread { writer.open(fifo, writing: "services: {}\n") }
+            let result = try await SampleProcess.run(["--config", "slow.yaml"], in: directory) { _ in writer.isOpen }
+            writer.close(fifo)
+            #expect(result.status == 130, "\(result.output)\n\(result.errors)")
+            #expect(result.errors.contains("interrupted (SIGINT) while loading the configuration"), "\(result.errors)")
+            for trace in ["Stack trace", "Fatal error"] { #expect(!result.errors.contains(trace)) }
+        }
+    }
+
     @Test("SIGINT during the scenarios: they stop, the pipeline shuts down, exit 130, and the next run opens the store")
     func interrupted() async throws {
         try await SampleProcess.withDirectory { directory in
@@ -128,5 +164,29 @@ struct SampleRunTests {
             #expect(help.status == 0)
             for flag in ["--config", "--report", "--quiet"] { #expect(help.output.contains(flag)) }
         }
+    }
+}
+
+/// The writing end of a named pipe, opened on a thread of its own.
+final class PipeWriter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var descriptor: Int32?
+
+    var isOpen: Bool { lock.withLock { descriptor != nil } }
+
+    /// Blocks until a reader opens `path`, then writes `text` and keeps the pipe open.
+    func open(_ path: String, writing text: String) {
+        let opened = Foundation.open(path, O_WRONLY)
+        _ = text.withCString { write(opened, $0, strlen($0)) }
+        lock.withLock { descriptor = opened }
+    }
+
+    /// Closes the pipe; if no reader ever came, opens one (kept open until the writer has written, so that it gets
+    /// no SIGPIPE) so that the blocked writer's thread ends.
+    func close(_ path: String) {
+        let reader = isOpen ? -1 : Foundation.open(path, O_RDONLY | O_NONBLOCK)
+        while !isOpen { usleep(1_000) }
+        lock.withLock { _ = descriptor.map(Foundation.close) }
+        if reader >= 0 { Foundation.close(reader) }
     }
 }
