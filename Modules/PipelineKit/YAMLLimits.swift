@@ -25,8 +25,8 @@ public struct YAMLLimits: Sendable, Hashable {
     }
 
     /// The first limit `yaml` exceeds once expanded, as an issue at the line and column of the node (or alias) where it
-    /// was exceeded, with its key path; nil when within the limits — or when the text does not parse, which Yams
-    /// then reports with its own message.
+    /// was exceeded, with its key path — or a key written twice in one mapping, at the second; nil when there is
+    /// neither, or when the text does not parse (Yams then reports it with its own message).
     func violation(in yaml: String) -> ConfigurationError.Issue? {
         var text = yaml
         return text.withUTF8 { bytes in
@@ -51,6 +51,8 @@ private struct ExpansionScan {
         /// In a mapping: the last scalar key; in a list: the index of the next element.
         var key: String?
         var index = 0
+        /// In a mapping: the line each plain key was first written on.
+        var keyLines: [String: Int] = [:]
     }
 
     /// What an anchor's node stands for.
@@ -88,6 +90,7 @@ private struct ExpansionScan {
                 let value = Self.string(event.data.scalar.value, length: event.data.scalar.length)
                 if let issue = add(Measure(nodes: 1, height: 0), at: mark) { return issue }
                 if let anchor = Self.string(event.data.scalar.anchor) { anchors[anchor] = Measure(nodes: 1, height: 0) }
+                if let value, let issue = duplicate(value, at: mark) { return issue }
                 noteKey(value)
             case YAML_ALIAS_EVENT:
                 guard let name = Self.string(event.data.alias.anchor), let measure = anchors[name] else { return nil }
@@ -127,6 +130,19 @@ private struct ExpansionScan {
             frames[frames.count - 1].height = max(frames[frames.count - 1].height, measure.height + 1)
         }
         return nil
+    }
+
+    /// A scalar key written twice in one mapping, reported where it is written the second time (Yams reports the
+    /// first); nil otherwise.
+    mutating func duplicate(_ key: String, at mark: (line: Int, column: Int)) -> ConfigurationError.Issue? {
+        guard let last = frames.indices.last, frames[last].isMapping, frames[last].expectsKey else { return nil }
+        guard let first = frames[last].keyLines[key] else {
+            frames[last].keyLines[key] = mark.line
+            return nil
+        }
+        var issue = issue(at: mark, "duplicate key '\(key)' in one mapping (first at line \(first))")
+        issue.kind = .syntax
+        return issue
     }
 
     /// After a node in a mapping, records the key it was (a scalar's text) or that it was a value; in a list, counts it.

@@ -51,7 +51,7 @@ struct BadConfigurationTests {
         #expect(found.allSatisfy { ($0.line ?? 0) <= 2 }, "\(found)")
     }
 
-    @Test("A duplicate key is a syntax error at its line")
+    @Test("A duplicate key is a syntax error at the duplicate's line, naming the first")
     func duplicateKey() {
         let found = issues("""
             services:
@@ -61,6 +61,10 @@ struct BadConfigurationTests {
             """)
         #expect(found.map(\.kind) == [.syntax])
         #expect(found.first?.message.contains("duplicate key 'base_url'") == true)
+        // At the duplicate, where the fix belongs, naming the first (Yams alone reported the first).
+        #expect(found.first?.line == 4, "\(found)")
+        #expect(found.first?.path == "services.demo", "\(found)")
+        #expect(found.first?.message.contains("first at line 3") == true, "\(found)")
     }
 
     @Test("An unknown type: lists the known ones, with a did-you-mean")
