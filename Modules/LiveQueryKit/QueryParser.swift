@@ -17,11 +17,20 @@ import TetherJSON
 /// path       := identifier ( '.' identifier )*
 /// value      := string | number | 'true' | 'false' | 'null' | $args.name
 /// ```
+///
+/// Parentheses and `!` nest at most ``maximumNesting`` deep: the parser recurses there, and the predicate it makes
+/// must stay within `DocumentPredicate.maximumDepth`, which every store enforces.
 struct QueryParser {
+    /// How deep parentheses and `!` may nest: one less than `DocumentPredicate.maximumDepth`, since the top level may
+    /// add an `and` or `or`.
+    static let maximumNesting = DocumentPredicate.maximumDepth - 1
+
     let query: String
     let tokens: [PositionedToken]
     let args: [String: JSONValue]
     var position = 0
+    /// The parentheses and `!` open around the current token.
+    var nesting = 0
 
     /// Compiles `query` with `args`.
     static func predicate(_ query: String, args: [String: JSONValue]) throws(QueryError) -> DocumentPredicate {
@@ -78,18 +87,30 @@ struct QueryParser {
 
     mutating func unary() throws(QueryError) -> DocumentPredicate {
         if current.token == .symbol(.not) {
+            try enterNesting()
             _ = advance()
+            defer { nesting -= 1 }
             return .not(try unary())
         }
         return try primary()
     }
 
+    /// One more level of parentheses or `!`, refused beyond ``maximumNesting`` at the current token's column.
+    mutating func enterNesting() throws(QueryError) {
+        guard nesting < Self.maximumNesting else {
+            throw error("the query nests parentheses and '!' deeper than \(Self.maximumNesting) levels")
+        }
+        nesting += 1
+    }
+
     mutating func primary() throws(QueryError) -> DocumentPredicate {
         switch current.token {
         case .symbol(.openParen):
+            try enterNesting()
             _ = advance()
             let inner = try or()
             try expect(.closeParen, "to close the parenthesis")
+            nesting -= 1
             return inner
         case .keyword(.contains):
             _ = advance()

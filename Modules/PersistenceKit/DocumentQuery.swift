@@ -26,7 +26,7 @@ public struct DocumentQuery: Sendable, Hashable {
     /// Makes a query, checking the collection name and the slice.
     ///
     /// - Throws: ``PersistenceError/Kind/invalidCollectionName``, or ``PersistenceError/Kind/invalidQuery`` for a
-    ///   negative limit or offset.
+    ///   negative limit or offset, or a predicate deeper than ``DocumentPredicate/maximumDepth``.
     public init(
         collection: String, predicate: DocumentPredicate = .all, sort: [DocumentSort] = [], limit: Int? = nil,
         offset: Int = 0
@@ -43,6 +43,7 @@ public struct DocumentQuery: Sendable, Hashable {
         self.sort = sort
         self.limit = limit
         self.offset = offset
+        try checkRunnable()
     }
 
     /// Whether the result depends on order and slice only through the predicate: no sort, limit or offset.

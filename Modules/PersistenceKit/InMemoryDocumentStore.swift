@@ -61,12 +61,14 @@ struct InMemoryReader: DocumentReader {
     }
 
     func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
+        try query.checkRunnable()
         let all = (contents[query.collection] ?? [:]).lazy.map { StoredDocument(validatedID: $0.key, body: $0.value) }
         return query.apply(to: all)
     }
 
     func count(matching query: DocumentQuery) throws -> Int {
-        (contents[query.collection] ?? [:]).values.count { query.predicate.matches($0) }
+        try query.checkRunnable()
+        return (contents[query.collection] ?? [:]).values.count { query.predicate.matches($0) }
     }
 
     func collectionNames() throws -> [String] {

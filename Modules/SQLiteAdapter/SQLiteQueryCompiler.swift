@@ -61,7 +61,7 @@ package struct SQLiteQueryCompiler {
             }
         case .isIn(let path, let literals):
             guard !literals.isEmpty else { return "0" }
-            return "(" + literals.map { equal(path, $0) }.joined(separator: " OR ") + ")"
+            return literals.count == 1 ? equal(path, literals[0]) : isIn(path, literals)
         case .contains(let path, let literal):
             // Arguments are appended in the order their `?`s appear: the type's path, json_each's path, the element.
             let type = typeOf(path)
@@ -83,11 +83,42 @@ package struct SQLiteQueryCompiler {
             return "NOT \(condition(inner))"
         case .and(let predicates):
             guard !predicates.isEmpty else { return "1" }
-            return "(" + predicates.map { condition($0) }.joined(separator: " AND ") + ")"
+            return balanced(predicates[...], "AND")
         case .or(let predicates):
             guard !predicates.isEmpty else { return "0" }
-            return "(" + predicates.map { condition($0) }.joined(separator: " OR ") + ")"
+            return balanced(predicates[...], "OR")
         }
+    }
+
+    /// `(a OP b OP c …)`, in groups of `DocumentPredicate.groupSize` and groups of groups: SQLite parses a flat
+    /// chain into a tree as deep as it is long, and refuses one deeper than 1,000; every parenthesis costs its
+    /// parser's small stack. Grouped, 1,000 terms take 2 levels (`DocumentPredicate.levels(forTerms:)`).
+    mutating func balanced(_ predicates: ArraySlice<DocumentPredicate>, _ op: String) -> String {
+        guard predicates.count > 1 else { return condition(predicates.first!) }
+        let levels = DocumentPredicate.levels(forTerms: predicates.count)
+        guard levels > 1 else { return "(" + predicates.map { condition($0) }.joined(separator: " \(op) ") + ")" }
+        var groupSize = DocumentPredicate.groupSize
+        for _ in 2..<levels { groupSize *= DocumentPredicate.groupSize }
+        var groups: [String] = []
+        var start = predicates.startIndex
+        while start < predicates.endIndex {
+            let end = min(start + groupSize, predicates.endIndex)
+            groups.append(balanced(predicates[start..<end], op))
+            start = end
+        }
+        return "(" + groups.joined(separator: " \(op) ") + ")"
+    }
+
+    /// Typed membership in a list of any length, with the list as one bound JSON array (SQLite limits the number
+    /// of `?`s and the depth of an `OR` chain): equal, as ``equal(_:_:)`` decides, to one of its elements.
+    mutating func isIn(_ path: DocumentPath, _ literals: [ScalarValue]) -> String {
+        // Arguments are appended in the order their `?`s appear in the text.
+        arguments.append("[" + literals.map(\.description).joined(separator: ",") + "]")
+        var sql = "EXISTS (SELECT 1 FROM json_each(?) AS v WHERE CASE WHEN v.type IN ('integer', 'real') THEN "
+        sql += "\(typeOf(path)) IN ('integer', 'real') AND \(value(path)) = v.value "
+        sql += "WHEN v.type = 'text' THEN \(typeOf(path)) = 'text' AND \(value(path)) = v.value "
+        sql += "ELSE \(typeOf(path)) = v.type END)"
+        return sql
     }
 
     /// Typed equality; a missing field is null.

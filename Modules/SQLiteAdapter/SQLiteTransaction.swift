@@ -18,7 +18,8 @@ struct SQLiteReader: DocumentReader {
     }
 
     func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
-        try guarding(collection: query.collection) {
+        try query.checkRunnable()
+        return try guarding(collection: query.collection) {
             let (sql, arguments) = SQLiteQueryCompiler.select(query)
             let statement = try db.cachedStatement(sql: sql)
             let rows = try Row.fetchCursor(statement, arguments: arguments)
@@ -34,7 +35,8 @@ struct SQLiteReader: DocumentReader {
     }
 
     func count(matching query: DocumentQuery) throws -> Int {
-        try guarding(collection: query.collection) {
+        try query.checkRunnable()
+        return try guarding(collection: query.collection) {
             let (sql, arguments) = SQLiteQueryCompiler.count(query)
             return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
         }
