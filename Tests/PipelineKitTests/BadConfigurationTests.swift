@@ -238,6 +238,17 @@ struct BadConfigurationTests {
         #expect(found[1].path == "live_queries[1].collection")
     }
 
+    @Test("3,000 nested parentheses in a configured query: a located error, not a crash of the loader")
+    func deepQuery() {
+        let query = String(repeating: "(", count: 3_000) + "a == 1" + String(repeating: ")", count: 3_000)
+        let found = issues("live_queries:\n  - name: deep\n    collection: items\n    query: \"\(query)\"\n")
+        #expect(found.count == 1)
+        #expect(found.first?.path == "live_queries[0].query")
+        #expect(found.first?.line == 4)
+        #expect(found.first?.message.contains("deeper than 15 levels") == true, "\(found)")
+        #expect(found.first?.message.contains("(at column 16 of the query)") == true, "\(found)")
+    }
+
     @Test("Every problem in a file is reported in one run, in file order")
     func manyProblems() {
         let found = issues("""
