@@ -17,6 +17,28 @@ extension DocumentStoreConformance {
             try require(try await store.document(id: "keep", in: "items") != nil, "a bad write must not lose data")
             try await store.upsert(["_id": "after"], into: "items")
         },
+        DocumentStoreCheck("unstorable-documents", "deeper than 512 levels, or NaN and infinities: invalidDocument naming where; the collection stays readable") { store in
+            try await store.upsert(["_id": "keep", "n": 1], into: "items")
+            var deep: JSONValue = "bottom"
+            for _ in 0..<600 { deep = ["d": deep] }
+            let tooDeep = try await expectError(.invalidDocument, "a document 601 levels deep") {
+                try await store.upsert(["_id": "deep", "nest": deep], into: "items")
+            }
+            try require(tooDeep.message.contains("deeper than 512 levels at nest.d.d"), "where: \(tooDeep)")
+            try require(tooDeep.id == "deep", "the error names the document: \(tooDeep)")
+            var deepest: JSONValue = "bottom"
+            for _ in 0..<510 { deepest = [deepest] }
+            try await store.upsert(["_id": "deepest", "nest": deepest], into: "items")  // 512 levels: the most JSON text reads back
+            for (name, number) in [("NaN", Double.nan), ("infinity", .infinity), ("-infinity", -.infinity)] {
+                let error = try await expectError(.invalidDocument, name) {
+                    try await store.upsert(["_id": "nan", "values": [1, ["x": .number(number)]]], into: "items")
+                }
+                try require(error.message.contains("at values[1].x"), "\(name): where: \(error)")
+            }
+            let all = try await store.documents(matching: DocumentQuery(collection: "items"))
+            try require(all.map(\.id).sorted() == ["deepest", "keep"], "the collection stays readable: \(all.map(\.id))")
+            try require(all.first { $0.id == "deepest" }?.body["nest"] == deepest, "512 levels read back whole")
+        },
         DocumentStoreCheck("bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName") { store in
             for name in ["items'; DROP TABLE tether_documents; --", "", "a b", "a\"b", "1items", String(repeating: "x", count: 101), "ítems"] {
                 let error = try await expectError(.invalidCollectionName, "collection \(name.debugDescription)") {
