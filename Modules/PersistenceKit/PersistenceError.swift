@@ -33,6 +33,9 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
         case diskFull
         /// The file is not a database, or is damaged.
         case corrupt
+        /// The file is something other than what was asked for — another program's database, a text file — and is
+        /// left exactly as it was.
+        case foreignFile
         /// Another connection held a lock for longer than the busy timeout.
         case busy
         /// The operating system reported an I/O error.

@@ -84,8 +84,11 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         logger[metadataKey: "part"] = "persistence.sqlite"
         configuration.logger = logger
         let storePath = context.resolve(settings.storePath)
-        let store = try SQLiteDocumentStore(path: storePath, configuration: configuration)
         let cachePath = settings.cachePath.map(context.resolve)
+        if let cachePath, DatabaseFile.isSameFile(storePath, cachePath) {
+            throw SameFile(storePath: storePath, cachePath: cachePath)
+        }
+        let store = try SQLiteDocumentStore(path: storePath, configuration: configuration)
         let cache: SQLiteEntityCache?
         do {
             cache = try cachePath.map { try SQLiteEntityCache(path: $0, configuration: configuration) }
@@ -98,5 +101,15 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         }
         let summary = "SQLite: store \(storePath)" + (cachePath.map { ", cache \($0)" } ?? ", no cache")
         return PersistenceComponent(documents: store, entityCache: cache, lifecycle: closer, summary: summary)
+    }
+}
+
+/// `store_path` and `cache_path` name one file (the same path written two ways, a symbolic or a hard link).
+struct SameFile: Error, CustomStringConvertible {
+    let storePath: String
+    let cachePath: String
+
+    var description: String {
+        "cache_path (\(cachePath)) is the same file as store_path (\(storePath)); the cache needs a file of its own"
     }
 }

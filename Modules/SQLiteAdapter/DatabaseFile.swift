@@ -11,7 +11,7 @@ import Darwin
 
 /// The file-system side of opening a database: the directory must exist and be writable, and a new file is
 /// created with permissions 0600 before SQLite opens it (SQLite gives its `-wal` and `-shm` files the same).
-enum DatabaseFile {
+package enum DatabaseFile {
     /// Checks the directory, and creates the file (0600) if it does not exist.
     static func prepare(_ path: String) throws(PersistenceError) {
         let directory = (path as NSString).deletingLastPathComponent
@@ -54,6 +54,19 @@ enum DatabaseFile {
             }
         }
         return destination
+    }
+
+    /// Whether `first` and `second` name the same file: the same path once `.`, `..` and symbolic links are resolved,
+    /// or — for files that exist — the same device and inode (a hard link).
+    package static func isSameFile(_ first: String, _ second: String) -> Bool {
+        func canonical(_ path: String) -> String {
+            URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+        }
+        if canonical(first) == canonical(second) { return true }
+        var a = stat()
+        var b = stat()
+        guard stat(first, &a) == 0, stat(second, &b) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
     }
 
     /// The permission bits of the file.

@@ -36,6 +36,8 @@ enum DocumentSchema {
 
 /// The entity cache's schema.
 enum EntityCacheSchema {
+    static let table = "tether_entities"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: entities") { db in

@@ -2,12 +2,16 @@ import Foundation
 import GRDB
 import PersistenceKit
 
-/// Opening a `DatabasePool` the way both the store and the cache do: file checks first (0600, directory), WAL,
-/// busy timeout, the `tether_like` function, an optional quick check, then migrations.
+/// Opening a `DatabasePool` the way both the store and the cache do: file checks first (0600, directory), then —
+/// before anything can write — a read-only inspection (an SQLite database, Tether's tables named by `table` or
+/// none, the optional quick check), then WAL, busy timeout, the `tether_like` function and migrations. A file that
+/// fails the inspection is refused and left byte for byte as it was.
 enum SQLiteDatabase {
     static func open(
-        path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator
+        path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator, expecting table: String
     ) throws(PersistenceError) -> DatabasePool {
+        let inspection = DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
+        if let refusal = inspection.refusal(path, role: table == EntityCacheSchema.table ? "cache" : "store") { throw refusal }
         try DatabaseFile.prepare(path)
         var grdb = Configuration()
         grdb.busyMode = .timeout(configuration.busyTimeout.seconds)
@@ -18,14 +22,6 @@ enum SQLiteDatabase {
         }
         do {
             let pool = try DatabasePool(path: path, configuration: grdb)
-            if configuration.checksIntegrityOnOpen {
-                let report = try pool.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-                guard report == ["ok"] else {
-                    throw PersistenceError(
-                        .corrupt, "the file is damaged: quick_check reported \(report.prefix(3).joined(separator: "; "))",
-                        file: path)
-                }
-            }
             try migrator.migrate(pool)
             return pool
         } catch {

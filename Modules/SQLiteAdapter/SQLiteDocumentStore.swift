@@ -30,7 +30,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     ///   ``PersistenceKit/PersistenceError/Kind/cannotOpen`` — with the file's path.
     public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
         self.path = path
-        pool = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: DocumentSchema.migrator)
+        pool = try SQLiteDatabase.open(
+            path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table)
         tracker = ChangeTracker(feed: changes)
         pool.add(transactionObserver: tracker, extent: .observerLifetime)
         LifetimeTracking.made(self, "SQLite document store \(path)")

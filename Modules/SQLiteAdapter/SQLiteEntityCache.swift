@@ -30,18 +30,25 @@ public final class SQLiteEntityCache: EntityCache {
     public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
         self.path = path
         self.configuration = configuration
-        let opened: DatabasePool
         var moved: [String] = []
-        do {
-            opened = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: EntityCacheSchema.migrator)
-        } catch where error.kind == .corrupt {
+        // Only a file that is recognisably a Tether cache — its schema says so — is ever moved aside; anything else
+        // at the path (another database, a text file, a file whose schema cannot be read) is refused, untouched.
+        let inspection = DatabaseInspection.inspect(
+            path, expecting: EntityCacheSchema.table, quickCheck: configuration.checksIntegrityOnOpen)
+        if case .damaged(let report) = inspection {
             let aside = try DatabaseFile.moveAside(path)
             moved.append(aside)
             configuration.logger.warning(
                 "the cache file was damaged; moved it aside and started an empty cache",
-                metadata: ["file": "\(path)", "movedTo": "\(aside)", "error": "\(error.message)"])
-            opened = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: EntityCacheSchema.migrator)
+                metadata: ["file": "\(path)", "movedTo": "\(aside)", "error": "\(report)"])
+        } else if let refusal = inspection.refusal(path, role: "cache") {
+            throw PersistenceError(
+                refusal.kind == .corrupt ? .foreignFile : refusal.kind,
+                refusal.message + " — only a file recognisably Tether's cache is ever replaced", file: path)
         }
+        let opened = try SQLiteDatabase.open(
+            path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
+            expecting: EntityCacheSchema.table)
         pool = LockedValue(opened)
         movedAside.withLock { $0 = moved }
         LifetimeTracking.made(self, "SQLite entity cache \(path)")
@@ -131,7 +138,9 @@ public final class SQLiteEntityCache: EntityCache {
         configuration.logger.warning(
             "the cache file was damaged; moved it aside and started an empty cache",
             metadata: ["file": "\(path)", "movedTo": "\(aside)", "error": "\(error.message)"])
-        let fresh = try SQLiteDatabase.open(path: path, configuration: configuration, migrator: EntityCacheSchema.migrator)
+        let fresh = try SQLiteDatabase.open(
+            path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
+            expecting: EntityCacheSchema.table)
         pool.withLock { $0 = fresh }
     }
 

@@ -324,4 +324,31 @@ struct BadConfigurationTests {
             }
         }
     }
+
+    @Test("store_path and cache_path naming one file — written two ways, through a symbolic link, or a hard link — fail assembly, and the file is untouched")
+    func sameFile() async throws {
+        try await withTemporaryDirectory { directory in
+            try FileManager.default.createDirectory(at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
+            let store = directory.appendingPathComponent("data/x.sqlite").path
+            try Data("not yet a database".utf8).write(to: URL(fileURLWithPath: store))
+            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.sqlite").path, withDestinationPath: store)
+            try FileManager.default.linkItem(atPath: store, toPath: directory.appendingPathComponent("hard.sqlite").path)
+            for cachePath in ["./data/x.sqlite", "data/../data/x.sqlite", "link.sqlite", "hard.sqlite"] {
+                let configuration = try load("""
+                    persistence:
+                      type: sqlite
+                      store_path: data/x.sqlite
+                      cache_path: \(cachePath)
+                    """, baseDirectory: directory)
+                do {
+                    _ = try AssembledPipeline.assemble(configuration)
+                    Issue.record("assembled with cache_path \(cachePath)")
+                } catch let error as ConfigurationError {
+                    #expect(error.issues.first?.kind == .assemblyFailed)
+                    #expect(error.issues.first?.message.contains("is the same file as store_path") == true, "\(error)")
+                }
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == Data("not yet a database".utf8))
+        }
+    }
 }

@@ -6,3 +6,10 @@ func checkpoint(_ path: String) throws {
     try queue.writeWithoutTransaction { _ = try $0.checkpoint(.truncate) }
     try queue.close()
 }
+
+/// Another program's SQLite database: one table of its own, nothing of Tether's.
+func makeOtherProgramsDatabase(_ path: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.write { try $0.execute(sql: "CREATE TABLE accounts (id INTEGER PRIMARY KEY, owner TEXT)") }
+    try queue.close()
+}

@@ -13,6 +13,14 @@ struct FaultTests {
 
     /// A store file with documents in it, then cut to `bytes`.
     static func truncatedStore(at path: String, keeping bytes: Int) async throws {
+        try await filledStore(at: path)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.truncate(atOffset: UInt64(bytes))
+        try handle.close()
+    }
+
+    /// A store file with 2,000 documents in it, every page in the main file (no WAL).
+    static func filledStore(at path: String) async throws {
         let store = try SQLiteDocumentStore(path: path)
         try await store.write { transaction in
             for index in 0..<2000 {
@@ -22,9 +30,6 @@ struct FaultTests {
         try store.close()
         // Move every page into the main file, so that cutting it loses committed pages.
         try checkpoint(path)
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        try handle.truncate(atOffset: UInt64(bytes))
-        try handle.close()
     }
 
     @Test("A corrupt document store (garbage, or truncated) is never moved or changed: opening fails naming the file")
@@ -49,23 +54,12 @@ struct FaultTests {
         }
     }
 
-    @Test("A corrupt cache (garbage, or truncated) is moved aside with a warning, and a new one works")
+    @Test("A damaged cache (truncated) is moved aside with a warning, and a new one works")
     func corruptCache() async throws {
         try await TemporaryDirectory.with { directory in
             let logs = InMemoryLogHandler()
             var configuration = SQLiteConfiguration()
             configuration.logger = Logger(label: "test") { _ in logs }
-
-            let garbage = directory.file("garbage-cache.sqlite")
-            try Self.garbage.write(to: URL(fileURLWithPath: garbage))
-            let cache = try SQLiteEntityCache(path: garbage, configuration: configuration)
-            let moved = try #require(cache.movedAsideFiles.first)
-            #expect(moved.hasPrefix(garbage + ".corrupt-"))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == Self.garbage, "the damaged file is kept aside")
-            try cache.writeEntity(CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
-            #expect(try cache.readEntity(forKey: "k")?.body == Data("x".utf8))
-            #expect(logs.entries.contains { $0.level == .warning && "\($0.metadata)".contains(garbage) })
-
             let truncated = directory.file("truncated-cache.sqlite")
             do {
                 let full = try SQLiteEntityCache(path: truncated)
@@ -73,14 +67,93 @@ struct FaultTests {
                     try full.writeEntity(CachedEntity(body: Data(repeating: 7, count: 1000), headers: [], timestamp: Date()), forKey: "k\(index)")
                 }
             }
+            try checkpoint(truncated)
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: truncated))
             try handle.truncate(atOffset: 100_000)
             try handle.close()
-            try? FileManager.default.removeItem(atPath: truncated + "-wal")
-            try? FileManager.default.removeItem(atPath: truncated + "-shm")
+            let damaged = try Data(contentsOf: URL(fileURLWithPath: truncated))
             let reopened = try SQLiteEntityCache(path: truncated, configuration: configuration)
+            let moved = try #require(reopened.movedAsideFiles.first)
             #expect(reopened.movedAsideFiles.count == 1)
+            #expect(moved.hasPrefix(truncated + ".corrupt-"))
+            #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the damaged file is kept aside, whole")
             #expect(try reopened.count() == 0)
+            try reopened.writeEntity(CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
+            #expect(try reopened.readEntity(forKey: "k")?.body == Data("x".utf8))
+            #expect(logs.entries.contains { $0.level == .warning && "\($0.metadata)".contains(truncated) })
+        }
+    }
+
+    @Test("At the cache's path, anything not recognisably a Tether cache — garbage, text, another program's database, the document store — is refused and left byte for byte")
+    func foreignFileAtCachePath() async throws {
+        try await TemporaryDirectory.with { directory in
+            let garbage = directory.file("garbage.sqlite")
+            try Self.garbage.write(to: URL(fileURLWithPath: garbage))
+            let text = directory.file("passwd")
+            try Data("root:x:0:0:root:/root:/bin/bash\n".utf8).write(to: URL(fileURLWithPath: text))
+            let other = directory.file("other.sqlite")
+            try makeOtherProgramsDatabase(other)
+            let storePath = directory.file("store.sqlite")
+            try await SQLiteDocumentStore(path: storePath).upsert(["_id": "a"], into: "items")
+            for path in [garbage, text, other, storePath] {
+                let before = try Data(contentsOf: URL(fileURLWithPath: path))
+                let error = try #require(throws: PersistenceError.self, "\(path)") { try SQLiteEntityCache(path: path) }
+                #expect(error.kind == .foreignFile, "\(path): \(error)")
+                #expect(error.file == path)
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(path) must be untouched")
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(!names.contains { $0.contains("corrupt") }, "nothing may be moved aside: \(names)")
+            // The other way round: a store opened on another program's database or on a cache refuses it too.
+            let cachePath = directory.file("cache.sqlite")
+            try SQLiteEntityCache(path: cachePath).writeEntity(
+                CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
+            for path in [other, cachePath] {
+                let before = try Data(contentsOf: URL(fileURLWithPath: path))
+                let error = try #require(throws: PersistenceError.self) { try SQLiteDocumentStore(path: path) }
+                #expect(error.kind == .foreignFile, "\(path): \(error)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(path) must be untouched")
+            }
+        }
+    }
+
+    @Test("Twelve ways to damage a store: opening refuses with corrupt, and leaves the file byte for byte (GRDB's setup once wrote to it)")
+    func damagedStoreUntouched() async throws {
+        try await TemporaryDirectory.with { directory in
+            let pristine = directory.file("pristine.sqlite")
+            try await Self.filledStore(at: pristine)
+            let original = try Data(contentsOf: URL(fileURLWithPath: pristine))
+            let pageSize = 4096
+            var patterns: [(String, (inout Data) -> Void)] = []
+            for pages in [1, 2, 10, 100] {
+                patterns.append(("cut to \(pages) pages", { $0 = $0.prefix(pages * pageSize) }))
+            }
+            for offset in [100, 1_000, 4_096, 8_192, 20_000, 100_000] {
+                patterns.append(("256 bytes zeroed at \(offset)", { data in
+                    let end = min(data.count, offset + 256)
+                    data.replaceSubrange(offset..<end, with: Data(count: end - offset))
+                }))
+            }
+            patterns.append(("header's page size garbled", { $0[16] = 0x7F; $0[17] = 0x01 }))
+            patterns.append(("header's write and read versions garbled", { $0[18] = 9; $0[19] = 9 }))
+            var refused = 0
+            for (index, (name, damage)) in patterns.enumerated() {
+                var data = original
+                damage(&data)
+                let path = directory.file("damaged-\(index).sqlite")
+                try data.write(to: URL(fileURLWithPath: path))
+                do {
+                    let store = try SQLiteDocumentStore(path: path)
+                    try store.close()  // the damage missed everything quick_check reads: the file is sound for SQLite
+                } catch let error as PersistenceError {
+                    refused += 1
+                    #expect(error.kind == .corrupt, "\(name): \(error)")
+                    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data, "\(name): the file must be untouched")
+                    let wal = (try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data()
+                    #expect(wal.isEmpty, "\(name): no WAL content written")
+                }
+            }
+            #expect(refused >= 8, "most patterns damage what quick_check reads: \(refused) of \(patterns.count) refused")
         }
     }
 

@@ -1,0 +1,81 @@
+import Foundation
+import GRDB
+import PersistenceKit
+
+/// What is at a path, found without writing a byte to it: before a `DatabasePool` opens a file (which sets WAL mode
+/// and so writes its header), a read-only connection checks that it is an SQLite database, that its schema is
+/// Tether's (or empty), and — when asked — that `PRAGMA quick_check` passes.
+enum DatabaseInspection: Equatable {
+    /// No file, or an empty one: a new database.
+    case new
+    /// An SQLite database with Tether's tables (or none yet), sound as far as was checked.
+    case tether
+    /// Not an SQLite database at all (its first 16 bytes are not SQLite's header).
+    case notSQLite
+    /// An SQLite database holding tables that are not Tether's: another program's.
+    case foreign(tables: [String])
+    /// An SQLite database with Tether's tables, damaged: its schema names them, but reading fails.
+    case damaged(String)
+    /// An SQLite database whose schema cannot be read at all: whose it is cannot be told.
+    case unreadable(String)
+
+    /// The header every SQLite 3 database file starts with.
+    static let header = Array("SQLite format 3\0".utf8)
+
+    /// The error for a file that must not be opened as `role` ("store", "cache"), or nil when it may be.
+    func refusal(_ path: String, role: String) -> PersistenceError? {
+        switch self {
+        case .new, .tether:
+            return nil
+        case .notSQLite:
+            return PersistenceError(
+                .corrupt, "the file is not an SQLite database; it is left as it is (a \(role) needs a file of its own)",
+                file: path)
+        case .foreign(let tables):
+            return PersistenceError(
+                .foreignFile,
+                "the file is another database (tables \(tables.prefix(5).joined(separator: ", "))), not a Tether \(role); it is left as it is — choose another path",
+                file: path)
+        case .damaged(let report):
+            return PersistenceError(.corrupt, "the file is damaged: \(report); it is left as it is", file: path)
+        case .unreadable(let reason):
+            return PersistenceError(.corrupt, "the file cannot be read as a database (\(reason)); it is left as it is", file: path)
+        }
+    }
+
+    /// Inspects `path`; `table` is the table that says the file is Tether's (`tether_documents`, `tether_entities`).
+    static func inspect(_ path: String, expecting table: String, quickCheck: Bool) -> DatabaseInspection {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .new }
+        let start = (try? handle.read(upToCount: header.count)) ?? nil
+        try? handle.close()
+        guard let start, !start.isEmpty else { return .new }
+        guard Array(start) == header else { return .notSQLite }
+        var configuration = Configuration()
+        configuration.readonly = true
+        configuration.label = "tether.sqlite.inspection"
+        let tables: [String]
+        do {
+            let queue = try DatabaseQueue(path: path, configuration: configuration)
+            defer { try? queue.close() }
+            tables = try queue.read { db in
+                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            }
+            guard tables.isEmpty || tables.contains(table) else { return .foreign(tables: tables) }
+            guard quickCheck else { return .tether }
+            let report = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
+            return report == ["ok"] ? .tether : .damaged("quick_check reported \(report.prefix(3).joined(separator: "; "))")
+        } catch {
+            // SQLite refuses the file (a cut file is "malformed" before the schema can be read). The schema is
+            // plain text in the first page, which says whose the file is, even so.
+            return firstPage(of: path, contains: "CREATE TABLE \(table)") ? .damaged("\(error)") : .unreadable("\(error)")
+        }
+    }
+
+    /// Whether the first page (at most 64 KiB, SQLite's largest page) holds `text`.
+    static func firstPage(of path: String, contains text: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let page = try? handle.read(upToCount: 65_536) else { return false }
+        return page.range(of: Data(text.utf8)) != nil
+    }
+}
