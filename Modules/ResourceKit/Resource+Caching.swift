@@ -57,6 +57,7 @@ extension Resource {
         let applied = state.withLock { state -> Bool in
             guard state.dataChanges == changesBefore, state.latestData == nil else { return false }
             state.latestData = entity
+            state.dataReceived = nil  // persisted: its age is the wall clock's, and a future timestamp is stale
             state.events.append(.newData(.cache))
             return true
         }

@@ -11,12 +11,12 @@ extension Resource {
     public func loadIfNeeded() -> Request? {
         // The fast path: one lock, no allocation.
         let generation = core.configurationGeneration.load(ordering: .acquiring)
-        let now = core.timeSource.now
+        let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let fast = state.withLock { state -> Request?? in
             guard case .done = state.cacheCheck else { return nil }
             if let load = state.load { return .some(load.request) }
             guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else { return nil }
-            return state.isUpToDate(now: now, configuration: configuration) ? .some(nil) : nil
+            return state.isUpToDate(now: now, elapsed: elapsed, configuration: configuration) ? .some(nil) : nil
         }
         if let fast {
             core.logging.staleness.trace(
@@ -108,9 +108,11 @@ extension Resource {
     /// with ``NewDataSource/localOverride``. Loads in flight carry on (and replace it when they succeed); the data
     /// counts as up to date from its timestamp, so call ``invalidate()`` too if the server should be asked again.
     public func overrideLocalData(with entity: Entity) {
+        let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let released = state.withLock { state -> (Entity?, ResourceError?) in
             let released = (state.latestData, state.latestError.take())
             state.latestData = entity
+            state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
             state.events.append(.newData(.localOverride))
             return released
         }
@@ -200,7 +202,9 @@ extension Resource {
                     }
                     return .some(load.request)
                 }
-                if state.isUpToDate(now: now, configuration: configuration) { return .some(nil) }
+                if state.isUpToDate(now: now, elapsed: core.timeSource.elapsed, configuration: configuration) {
+                    return .some(nil)
+                }
             }
             if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }
             state.load = ResourceState.Load(request: request, invalidations: state.invalidations)
@@ -237,7 +241,7 @@ extension Resource {
     /// Applies a load's outcome to the state — unless the load was superseded or wiped — and posts its event.
     /// Returns the outcome as the request reports it (a 304 carries the data it confirmed).
     func resolveLoad(_ request: Request, _ outcome: RequestOutcome, raw: CachedEntity?) -> RequestOutcome {
-        let now = core.timeSource.now
+        let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         var released: (Entity?, ResourceError?) = (nil, nil)
         var applied = false
         let resolved = state.withLock { state -> RequestOutcome in
@@ -250,6 +254,7 @@ extension Resource {
             case .newData(let entity):
                 released = (state.latestData, state.latestError.take())
                 state.latestData = entity
+                state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
                 if current { state.invalidated = false }
                 state.events.append(.newData(.network))
                 return outcome
@@ -261,12 +266,14 @@ extension Resource {
                         method: request.method, url: request.url, timestamp: now)
                     released.1 = state.latestError
                     state.latestError = error
+                    state.errorReceived = elapsed
                     if current { state.invalidated = false }
                     state.events.append(.error)
                     return .failure(error)
                 }
                 data.timestamp = now
                 state.latestData = data
+                state.dataReceived = elapsed
                 released.1 = state.latestError.take()
                 if current { state.invalidated = false }
                 state.events.append(.notModified)
@@ -277,6 +284,7 @@ extension Resource {
                 } else {
                     released.1 = state.latestError
                     state.latestError = error
+                    state.errorReceived = ResourceState.monotonic(error.timestamp, now: now, elapsed: elapsed)
                     if current { state.invalidated = false }
                     state.events.append(.error)
                 }

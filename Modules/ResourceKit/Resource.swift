@@ -96,8 +96,8 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// no older than the expiration time (the retry time, after an error).
     public var isUpToDate: Bool {
         let configuration = configuration(for: .get)
-        let now = core.timeSource.now
-        return state.withLock { $0.isUpToDate(now: now, configuration: configuration) }
+        let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
+        return state.withLock { $0.isUpToDate(now: now, elapsed: elapsed, configuration: configuration) }
     }
 
     /// The content of the latest data as `T`, or nil when there is no data or it is something else.

@@ -18,6 +18,11 @@ struct ResourceState: Sendable {
     var latestData: Entity? {
         didSet { dataChanges &+= 1 }
     }
+    /// ``latestData``'s timestamp on the time source's monotonic clock (``TimeSource/elapsed``), when it was set in
+    /// this process; nil for data from the persistent cache, whose age only the wall clock can tell.
+    var dataReceived: Duration?
+    /// ``latestError``'s timestamp on the monotonic clock.
+    var errorReceived: Duration?
     /// Counts every change of ``latestData``: a cache hit applies only if none happened while it was read.
     var dataChanges: UInt64 = 0
     /// The persistent-cache check: whether it has begun or ended, and who waits for it.
@@ -51,17 +56,32 @@ struct ResourceState: Sendable {
 
     /// Siesta's rule: up to date unless invalidated, when the newer of the data and the error is no older than the
     /// expiration time (with no error) or the retry time (with one).
-    func isUpToDate(now: Date, configuration: ResourceConfiguration) -> Bool {
+    ///
+    /// Ages are measured on the monotonic clock for what arrived in this process, so a step of the wall clock
+    /// changes nothing (a step back once kept 30-second data fresh for an hour, and stopped retries as long). For
+    /// data from the persistent cache, only the wall clock can tell, and a timestamp from the future is stale.
+    func isUpToDate(now: Date, elapsed: Duration, configuration: ResourceConfiguration) -> Bool {
         guard !invalidated else { return false }
-        let timestamp: Date
-        switch (latestData?.timestamp, latestError?.timestamp) {
-        case (nil, nil): return false
-        case (let data?, nil): timestamp = data
-        case (nil, let error?): timestamp = error
-        case (let data?, let error?): timestamp = max(data, error)
-        }
+        let readings = [
+            latestData.map { (wall: $0.timestamp, monotonic: dataReceived) },
+            latestError.map { (wall: $0.timestamp, monotonic: errorReceived) },
+        ].compactMap { $0 }
+        guard let newest = readings.max(by: { older, newer in
+            if let first = older.monotonic, let second = newer.monotonic { return first < second }
+            return older.wall < newer.wall
+        }) else { return false }
         let maxAge = latestError == nil ? configuration.expirationTime : configuration.retryTime
-        return now.timeIntervalSince(timestamp) <= maxAge.timeInterval
+        if let received = newest.monotonic { return elapsed - received <= maxAge }
+        let age = now.timeIntervalSince(newest.wall)
+        return age >= 0 && age <= maxAge.timeInterval
+    }
+
+    /// Where `timestamp`, read on the wall clock at `now`, falls on the monotonic clock at `elapsed`; nil for a
+    /// timestamp from the future, which stays on the wall clock (and is stale there).
+    static func monotonic(_ timestamp: Date, now: Date, elapsed: Duration) -> Duration? {
+        let age = now.timeIntervalSince(timestamp)
+        guard age >= 0 else { return nil }
+        return elapsed - .nanoseconds(Int64((age * 1e9).rounded()))
     }
 }
 

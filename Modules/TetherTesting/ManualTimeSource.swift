@@ -1,8 +1,9 @@
 import TetherConcurrency
 public import TransportKit
 
-/// A clock that moves only when told: ``advance(by:)`` moves ``now`` and wakes every sleeper whose time has come,
-/// in order. Expiry timelines and delayed replies become deterministic.
+/// A clock that moves only when told: ``advance(by:)`` moves ``now`` and ``elapsed`` and wakes every sleeper whose
+/// time has come, in order; ``stepWallClock(by:)`` moves ``now`` alone, either way, as NTP or a user does. Expiry
+/// timelines and delayed replies become deterministic.
 ///
 /// ```swift
 /// let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
@@ -12,12 +13,14 @@ public import TransportKit
 public final class ManualTimeSource: TimeSource {
     struct Sleeper {
         let id: UInt64
-        let deadline: Date
+        /// On the monotonic clock, as a real sleep is: a step of the wall clock does not move it.
+        let deadline: Duration
         let continuation: CheckedContinuation<Void, any Error>
     }
 
     struct State {
         var now: Date
+        var elapsed = Duration.zero
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
         /// Sleeps begun but not yet registered, and those of them cancelled meanwhile.
@@ -37,6 +40,17 @@ public final class ManualTimeSource: TimeSource {
         state.withLock { $0.now }
     }
 
+    /// The clock's monotonic time: moved by ``advance(by:)`` and ``set(to:)``, not by ``stepWallClock(by:)``.
+    public var elapsed: Duration {
+        state.withLock { $0.elapsed }
+    }
+
+    /// Steps the wall clock by `duration` — backwards when negative — leaving ``elapsed`` and every sleeper where
+    /// they are: what NTP or a user changing the time does to a running process.
+    public func stepWallClock(by duration: Duration) {
+        state.withLock { $0.now = $0.now.addingTimeInterval(duration.timeInterval) }
+    }
+
     /// How many tasks are sleeping on this clock right now.
     public var sleeperCount: Int {
         state.withLock { $0.sleepers.count }
@@ -47,13 +61,17 @@ public final class ManualTimeSource: TimeSource {
         set(to: now.addingTimeInterval(duration.timeInterval))
     }
 
-    /// Sets the clock to `date` (never backwards: an earlier date is ignored) and resumes every sleeper due by then.
+    /// Sets the clock to `date` (never backwards: an earlier date is ignored; see ``stepWallClock(by:)``), moving
+    /// ``elapsed`` as much, and resumes every sleeper due by then.
     public func set(to date: Date) {
         let due = state.withLock { state -> [Sleeper] in
-            if date > state.now { state.now = date }
-            let now = state.now
-            let due = state.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
-            state.sleepers.removeAll { $0.deadline <= now }
+            if date > state.now {
+                state.elapsed += .nanoseconds(Int64((date.timeIntervalSince(state.now) * 1e9).rounded()))
+                state.now = date
+            }
+            let elapsed = state.elapsed
+            let due = state.sleepers.filter { $0.deadline <= elapsed }.sorted { $0.deadline < $1.deadline }
+            state.sleepers.removeAll { $0.deadline <= elapsed }
             return due
         }
         for sleeper in due { sleeper.continuation.resume() }
@@ -72,8 +90,8 @@ public final class ManualTimeSource: TimeSource {
                 let outcome = state.withLock { state -> Result<Void, any Error>? in
                     state.unregistered.remove(id)
                     if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
-                    let deadline = state.now.addingTimeInterval(duration.timeInterval)
-                    if deadline <= state.now { return .success(()) }
+                    let deadline = state.elapsed + duration
+                    if deadline <= state.elapsed { return .success(()) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
                     return nil
                 }

@@ -1,4 +1,5 @@
 import Foundation
+import PersistenceKit
 import ResourceKit
 import TetherTesting
 import TetherTestingTraits
@@ -103,6 +104,57 @@ struct LoadingTests {
             #expect(slow.loadIfNeeded() == nil)
             fixture.clock.advance(by: .seconds(2))
             #expect(slow.loadIfNeeded() != nil)
+        }
+    }
+
+    @Test("A wall clock stepped back an hour: data still expires after its expiration time, and retries are not held off")
+    func wallClockStepsBack() async {
+        await withFixture { fixture in
+            fixture.route("/items", .json("[]"))
+            let items = fixture.service.resource("/items")
+            _ = await items.loadIfNeeded()?.outcome
+            fixture.clock.stepWallClock(by: .seconds(-3_600))
+            #expect(items.loadIfNeeded() == nil, "10 s after loading, still up to date")
+            fixture.clock.advance(by: .seconds(31))
+            #expect(!items.isUpToDate, "30 s data is stale 31 s after loading, whatever the wall clock says")
+            _ = await items.loadIfNeeded()?.outcome
+            #expect(fixture.requestCount("/items") == 2)
+
+            fixture.route("/flaky", .status(500))
+            let flaky = fixture.service.resource("/flaky")
+            _ = await flaky.loadIfNeeded()?.outcome
+            fixture.clock.stepWallClock(by: .seconds(-3_600))
+            fixture.clock.advance(by: .seconds(2))
+            _ = await flaky.loadIfNeeded()?.outcome
+            #expect(fixture.requestCount("/flaky") == 2, "the retry comes after retryTime, not an hour later")
+        }
+    }
+
+    @Test("A wall clock stepped forward: in-process ages do not jump (no reload before the expiration time)")
+    func wallClockStepsForward() async {
+        await withFixture { fixture in
+            fixture.route("/items", .json("[]"))
+            let items = fixture.service.resource("/items")
+            _ = await items.loadIfNeeded()?.outcome
+            fixture.clock.stepWallClock(by: .seconds(86_400))
+            #expect(items.isUpToDate)
+            #expect(items.loadIfNeeded() == nil)
+        }
+    }
+
+    @Test("Cached data stamped in the future is stale: it is shown, and loaded again at once (it was once served forever)")
+    func futureTimestampFromCache() async throws {
+        await withFixture { fixture in
+            let storage = InMemoryEntityCache()
+            let cache = PersistentCache(storage)
+            fixture.service.configure { $0.persistentCache = cache }
+            fixture.route("/items", .json("[1]"))
+            let items = fixture.service.resource("/items")
+            let aYearAhead = fixture.clock.now.addingTimeInterval(365 * 86_400)
+            try? storage.writeEntity(
+                CachedEntity(body: Data("[0]".utf8), headers: [], timestamp: aYearAhead), forKey: items.url!.absoluteString)
+            _ = await items.loadIfNeeded()?.outcome
+            #expect(fixture.requestCount("/items") == 1, "the future-stamped entry did not count as up to date")
         }
     }
 
