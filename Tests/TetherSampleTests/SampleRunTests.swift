@@ -169,24 +169,33 @@ struct SampleRunTests {
 
 /// The writing end of a named pipe, opened on a thread of its own.
 final class PipeWriter: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var descriptor: Int32?
 
-    var isOpen: Bool { lock.withLock { descriptor != nil } }
+    var isOpen: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return descriptor != nil
+    }
 
     /// Blocks until a reader opens `path`, then writes `text` and keeps the pipe open.
     func open(_ path: String, writing text: String) {
         let opened = Foundation.open(path, O_WRONLY)
         _ = text.withCString { write(opened, $0, strlen($0)) }
-        lock.withLock { descriptor = opened }
+        condition.lock()
+        descriptor = opened
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Closes the pipe; if no reader ever came, opens one (kept open until the writer has written, so that it gets
     /// no SIGPIPE) so that the blocked writer's thread ends.
     func close(_ path: String) {
         let reader = isOpen ? -1 : Foundation.open(path, O_RDONLY | O_NONBLOCK)
-        while !isOpen { usleep(1_000) }
-        lock.withLock { _ = descriptor.map(Foundation.close) }
+        condition.lock()
+        while descriptor == nil { condition.wait() }
+        Foundation.close(descriptor!)
+        condition.unlock()
         if reader >= 0 { Foundation.close(reader) }
     }
 }
