@@ -37,6 +37,8 @@ final class LiveQueryEngine: Sendable {
         var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
         var catchUp = CatchUp()
+        /// The engine was deinitialized: the consumer must end, whatever is still registered.
+        var isEngineGone = false
         var statistics = LiveQueryStatistics()
         var failureSerial: UInt64 = 0
 
@@ -60,9 +62,12 @@ final class LiveQueryEngine: Sendable {
         LifetimeTracking.made(self, "live-query engine")
     }
 
-    /// Ends the consumer's wait, if it waits: nothing can reach it any more.
+    /// Ends the consumer's wait, if it waits, or its next wait: nothing can reach it any more.
     deinit {
-        state.withLock { $0.inbox.waiting.take() }?.resume(returning: nil)
+        state.withLock { state in
+            state.isEngineGone = true
+            return state.inbox.waiting.take()
+        }?.resume(returning: nil)
     }
 
     var statistics: LiveQueryStatistics {
@@ -222,7 +227,7 @@ final class LiveQueryEngine: Sendable {
                     return .work(work)
                 }
                 state.isStartingObservers = false
-                guard state.isObserving else {
+                guard state.isObserving, !state.isEngineGone else {
                     state.consumer = nil
                     return .end
                 }
