@@ -8,9 +8,12 @@ import PersistenceKit
 /// fails the inspection is refused and left byte for byte as it was.
 enum SQLiteDatabase {
     static func open(
-        path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator, expecting table: String
+        path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator, expecting table: String,
+        inspected: DatabaseInspection? = nil
     ) throws(PersistenceError) -> DatabasePool {
-        let inspection = DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
+        // A caller that has inspected the file already passes what it found: the quick check reads the whole file.
+        let inspection =
+            inspected ?? DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
         if let refusal = inspection.refusal(path, role: table == EntityCacheSchema.table ? "cache" : "store") { throw refusal }
         try DatabaseFile.prepare(path)
         var grdb = Configuration()

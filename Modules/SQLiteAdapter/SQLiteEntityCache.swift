@@ -48,7 +48,7 @@ public final class SQLiteEntityCache: EntityCache {
         }
         let opened = try SQLiteDatabase.open(
             path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
-            expecting: EntityCacheSchema.table)
+            expecting: EntityCacheSchema.table, inspected: moved.isEmpty ? inspection : .new)
         pool = LockedValue(opened)
         movedAside.withLock { $0 = moved }
         LifetimeTracking.made(self, "SQLite entity cache \(path)")
