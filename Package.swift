@@ -331,7 +331,7 @@ let package = Package(
         // The sample runner, run as a process: a short configuration, then a broken one.
         .testTarget(
             name: "TetherSampleTests",
-            dependencies: ["tether-sample"],
+            dependencies: ["tether-sample", "TetherTesting"],
             path: "Tests/TetherSampleTests"
         ),
         .testTarget(

@@ -31,16 +31,34 @@ final class InterruptGuard: Sendable {
     /// Remembers each signal and passes it on to the group, until cancelled.
     func watch() async {
         for await signal in signals {
-            let (group, loading) = state.withLock { state in
-                state.signal = state.signal ?? signal
-                return (state.group, !state.isStartingServices)
-            }
-            if loading {
-                FileHandle.standardError.write(Data("interrupted (\(signal)) while loading the configuration\n".utf8))
-                exit(128 + signal.rawValue)
-            }
-            await group?.triggerGracefulShutdown()
+            await receive(signal, reason: "\(signal)")
         }
+    }
+
+    /// With `--exit-with-parent`: until cancelled, checks four times a second whether the process that started the
+    /// sample is still its parent, and acts as on SIGTERM once it is not. A test runner that dies (a crash, SIGKILL)
+    /// then leaves no sample running behind it.
+    func watchParent() async {
+        let parent = getppid()
+        while (try? await Task.sleep(for: .milliseconds(250))) != nil {
+            if getppid() != parent {
+                FileHandle.standardError.write(Data("stopping: the parent process \(parent) exited\n".utf8))
+                await receive(.sigterm, reason: "parent process \(parent) exited")
+                return
+            }
+        }
+    }
+
+    private func receive(_ signal: UnixSignal, reason: String) async {
+        let (group, loading) = state.withLock { state in
+            state.signal = state.signal ?? signal
+            return (state.group, !state.isStartingServices)
+        }
+        if loading {
+            FileHandle.standardError.write(Data("interrupted (\(reason)) while loading the configuration\n".utf8))
+            exit(128 + signal.rawValue)
+        }
+        await group?.triggerGracefulShutdown()
     }
 
     /// The configuration has loaded and services are about to start: a signal from now on stops them gracefully.

@@ -36,6 +36,11 @@ struct TetherSample: AsyncParsableCommand {
             valueName: "seconds"))
     var soak: Int?
 
+    @Flag(
+        name: .long,
+        help: "Stop, as on SIGTERM, when the process that started the sample exits (for test runners and supervisors).")
+    var exitWithParent = false
+
     func validate() throws {
         if let soak, soak < 1 { throw ValidationError("--soak takes a number of seconds, at least 1 (got \(soak))") }
     }
@@ -45,6 +50,7 @@ struct TetherSample: AsyncParsableCommand {
         let interrupts = await InterruptGuard()
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await interrupts.watch() }
+            if exitWithParent { group.addTask { await interrupts.watchParent() } }
             try await runSample(interrupts: interrupts)
             group.cancelAll()
         }

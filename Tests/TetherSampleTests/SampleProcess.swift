@@ -21,7 +21,8 @@ struct SampleProcess {
     ) async throws -> Result {
         let process = Process()
         process.executableURL = executable
-        process.arguments = arguments
+        // A test runner that dies leaves no sample running: it stops when its parent is gone.
+        process.arguments = arguments + ["--exit-with-parent"]
         process.currentDirectoryURL = directory
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let outputPath = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")

@@ -1,4 +1,5 @@
 import Foundation
+import TetherTesting
 import Testing
 
 /// The sample runner as a user runs it: a process, a configuration file, a report on disk.
@@ -152,6 +153,40 @@ struct SampleRunTests {
             #expect(result.status == 130, "\(result.output)\n\(result.errors)")
             for trace in ["Stack trace", "Fatal error"] { #expect(!result.errors.contains(trace)) }
         }
+    }
+
+    @Test("With --exit-with-parent, the sample stops when the process that started it is killed")
+    func exitsWithParent() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let long = Self.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
+            // A shell starts the sample in the background, prints its process id and waits; killing the shell
+            // (SIGKILL: no chance to pass anything on) orphans the sample, as a crashed test runner would.
+            let shell = Process()
+            shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+            shell.arguments = [
+                "-c", "\"$0\" --config long.yaml --exit-with-parent >out.txt 2>err.txt & echo $! >pid.txt; wait",
+                SampleProcess.executable.path,
+            ]
+            shell.currentDirectoryURL = directory
+            try shell.run()
+            let file = { @Sendable (name: String) in
+                (try? String(contentsOf: directory.appendingPathComponent(name), encoding: .utf8)) ?? ""
+            }
+            try await eventually(within: .seconds(300)) { file("out.txt").contains("4. Back pressure") }
+            let pid = try #require(Int32(file("pid.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
+            kill(shell.processIdentifier, SIGKILL)
+            shell.waitUntilExit()
+            try await eventually(within: .seconds(60)) { !Self.isRunning(pid) }
+            #expect(file("err.txt").contains("stopping: the parent process"), "\(file("err.txt"))")
+        }
+    }
+
+    /// Whether `pid` is a live process (a zombie waiting for a reaper counts as gone).
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard let close = stat.lastIndex(of: ")") else { return false }
+        return !stat[close...].dropFirst(2).hasPrefix("Z")
     }
 
     @Test("A missing configuration file is named; --help explains the flags")
