@@ -173,16 +173,19 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         }
         var outgoing = HTTPClientRequest(url: request.url.absoluteString)
         outgoing.method = .init(rawValue: request.method.rawValue)
-        for field in request.headers { outgoing.headers.add(name: field.name, value: field.value) }
+        for field in ContentCoding.identityUnlessAsked(request.headers) {
+            outgoing.headers.add(name: field.name, value: field.value)
+        }
         if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
 
         let response = try await client.execute(outgoing, deadline: deadline)
+        var headers = TransportKit.HTTPHeaders()
+        for field in response.headers { headers.add(name: field.name, value: field.value) }
+        if let refusal = ContentCoding.refusal(of: headers, to: request) { throw refusal }
         if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > configuration.maxResponseSize {
             throw TransportError(.responseTooLarge, request: request, message: "the response body is \(length) bytes, more than \(configuration.maxResponseSize)")
         }
         let body = try await response.body.collect(upTo: configuration.maxResponseSize)
-        var headers = TransportKit.HTTPHeaders()
-        for field in response.headers { headers.add(name: field.name, value: field.value) }
         return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
     }
 }

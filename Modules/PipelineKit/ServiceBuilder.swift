@@ -33,6 +33,7 @@ struct ServiceBuilder {
             resource.retryTime = settings.retryAfter
             resource.timeout = settings.requestTimeout
             for (field, value) in settings.headers.sorted(by: { $0.key < $1.key }) { resource.headers[field] = value }
+            resource.sensitiveHeaders.formUnion(settings.sensitiveHeaders.map { $0.lowercased() })
             resource.persistentCache = serviceCache
         }
         for (index, rule) in configuration.resources.enumerated() {

@@ -30,6 +30,9 @@ public struct ServiceConfiguration: Decodable, Sendable {
     public var retryAfter: Duration
     /// Headers added to every request.
     public var headers: [String: String]
+    /// More header names that carry credentials (`sensitive_headers: [X-Tenant-Secret]`), beside
+    /// ``TransportKit/HTTPHeaders/credentialFieldNames``: redacted in logs, dropped on a redirect to another origin.
+    public var sensitiveHeaders: [String]
     /// Whether every resource gets the standard text and JSON transformers.
     public var standardStages: Bool
     /// The persistent cache, when persistence provides one.
@@ -40,7 +43,8 @@ public struct ServiceConfiguration: Decodable, Sendable {
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
         case baseURL = "base_url", transport, retry, requestTimeout = "request_timeout", expiry
-        case retryAfter = "retry_after", headers, standardStages = "standard_stages", cache, resources
+        case retryAfter = "retry_after", headers, sensitiveHeaders = "sensitive_headers"
+        case standardStages = "standard_stages", cache, resources
     }
 
     /// A service with every default: the registry's transport, 60 s timeout, 30 s expiry, 1 s retry.
@@ -52,6 +56,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
         expiry = .seconds(30)
         retryAfter = .seconds(1)
         headers = [:]
+        sensitiveHeaders = []
         standardStages = true
         cache = CacheSettings()
         resources = []
@@ -69,9 +74,19 @@ public struct ServiceConfiguration: Decodable, Sendable {
         expiry = try settings.duration(.expiry, default: expiry, allowsZero: true)
         retryAfter = try settings.duration(.retryAfter, default: retryAfter, allowsZero: true)
         headers = try settings.decode(.headers, default: headers)
+        sensitiveHeaders = try settings.decode(.sensitiveHeaders, default: sensitiveHeaders)
+        for (index, name) in sensitiveHeaders.enumerated() where !Self.isFieldName(name) {
+            try settings.invalid(
+                .sensitiveHeaders, "item \(index) ('\(name)') is not a header field name (letters, digits and !#$%&'*+-.^_`|~)")
+        }
         standardStages = try settings.decode(.standardStages, default: standardStages)
         cache = try settings.decode(.cache, default: cache)
         resources = try settings.decodeList(.resources, as: ResourceRule.self)
+    }
+
+    /// Whether `name` is an HTTP field name (RFC 9110 token).
+    static func isFieldName(_ name: String) -> Bool {
+        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)) }
     }
 
     /// What is wrong with `text` as a base URL, or nil when it is usable: absolute, http or https, with a host.

@@ -186,7 +186,9 @@ extension Resource {
         let now = core.timeSource.now
         let (request, capture) = (prepared ?? prepareLoadRequest()).parts
         var transportRequest = url.map {
-            TransportRequest(method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout)
+            TransportRequest(
+                method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout,
+                sensitiveHeaders: configuration.sensitiveHeaders)
         }
         var awaitsCache = false
         let existing = state.withLock { state -> Request?? in

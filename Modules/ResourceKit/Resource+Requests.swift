@@ -26,7 +26,8 @@ extension Resource {
             return request
         }
         var transportRequest = TransportRequest(
-            method: method, url: url, headers: configuration.headers, body: body, timeout: configuration.timeout)
+            method: method, url: url, headers: configuration.headers, body: body, timeout: configuration.timeout,
+            sensitiveHeaders: configuration.sensitiveHeaders)
         transportRequest.headers.merge(headers)
         if let contentType { transportRequest.headers["Content-Type"] = contentType }
         for mutation in configuration.requestMutations { mutation(&transportRequest) }

@@ -12,6 +12,10 @@ public struct ResourceConfiguration: Sendable {
     public var timeout: Duration = .seconds(60)
     /// Header fields added to every request.
     public var headers: HTTPHeaders = [:]
+    /// The header fields that carry credentials (any case): redacted in logs and dropped on a redirect to another
+    /// origin. Defaults to ``TransportKit/HTTPHeaders/credentialFieldNames``; insert the names of your own, as in
+    /// `resource.sensitiveHeaders.insert("X-Tenant-Secret")`.
+    public var sensitiveHeaders: Set<String> = HTTPHeaders.credentialFieldNames
     /// Changes made to every request just before it is sent, in order.
     public var requestMutations: [@Sendable (inout TransportRequest) -> Void] = []
     /// What a successful response's body becomes.

@@ -154,7 +154,11 @@ public final class InMemoryTransport: Transport {
         try await redirects.send(request) { try await exchange($0) }
     }
 
-    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
+    /// As on a wire: `Accept-Encoding: identity` unless the request names its own, and a reply coded in a way the
+    /// request did not accept refused at its head (``TransportKit/ContentCoding``).
+    private func exchange(_ asked: TransportRequest) async throws -> TransportResponse {
+        var request = asked
+        request.headers = ContentCoding.identityUnlessAsked(asked.headers)
         let (reply, responder) = state.withLock { state -> (Reply?, (@Sendable (TransportRequest) -> Reply?)?) in
             state.log.append(request)
             state.inFlight += 1
@@ -187,6 +191,7 @@ public final class InMemoryTransport: Transport {
         if let failure = reply.failure {
             throw TransportError(failure, request: request, message: "scripted failure: \(failure)")
         }
+        if let refusal = ContentCoding.refusal(of: reply.headers, to: asked) { throw refusal }
         return TransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
     }
 }

@@ -1,7 +1,23 @@
+import Foundation
 import TransportKit
 
 extension TransportConformanceSuite {
     static let failureChecks: [ConformanceCheck] = [
+        ConformanceCheck("identity-asked", "a request that names no Accept-Encoding is sent with Accept-Encoding: identity; one that names its own keeps it") { context in
+            let transport = try await context.transport()
+            for (asked, expected) in [(nil, "identity"), ("gzip", "gzip")] as [(String?, String)] {
+                let headers: HTTPHeaders = asked.map { ["Accept-Encoding": $0] } ?? [:]
+                let response = try await send(transport, TransportRequest(url: context.host.url("/echo"), headers: headers))
+                let report = try JSONDecoder().decode(EchoReport.self, from: response.body)
+                try require(report.values(for: "Accept-Encoding") == [expected], "asked \(asked ?? "nothing"): the server received Accept-Encoding \(report.values(for: "Accept-Encoding")), expected [\(expected)]")
+            }
+        },
+        ConformanceCheck("unasked-coding", "a body compressed though the request accepted only identity (a 256 MiB gzip bomb) gives malformedResponse at its head, nothing decompressed") { context in
+            let transport = try await context.transport()
+            let request = TransportRequest(url: context.host.url("/gzip/\(256 << 20)"), timeout: .seconds(60))
+            let error = try await expectFailure(transport, request, kinds: [.malformedResponse], within: .seconds(30))
+            try require("\(error)".contains("gzip"), "the error names the coding: \(error)")
+        },
         ConformanceCheck("close-mid-body", "a server that closes the connection in the middle of a body gives connectionFailed, not a truncated success") { context in
             let transport = try await context.transport()
             try await expectFailure(transport, TransportRequest(url: context.host.url(.closeMidBody), timeout: .seconds(10)), kinds: [.connectionFailed], within: .seconds(10))

@@ -1,3 +1,4 @@
+import Foundation
 public import TransportKit
 
 #if canImport(Glibc)
@@ -19,10 +20,12 @@ import Darwin
 /// | `/etag/{tag}` | 200 with `ETag: "{tag}"`, or 304 when `If-None-Match` names it |
 /// | `/bytes/{n}` | `n` bytes of ``ConformanceEndpoints/pattern(count:)`` with a `Content-Length` |
 /// | `/chunked/{count}/{size}` | the same pattern in `count` chunks of `size` bytes, no `Content-Length` |
+/// | `/gzip/{n}` | 200, `Content-Encoding: gzip`, ``ConformanceEndpoints/gzipZeros(count:)`` of `n` zeros, whatever the request accepts |
 /// | `/flaky/{key}/{failures}/{status}` | that status for the first `failures` attempts (`?retryAfter=s` adds `Retry-After`), then 200 `attempt {n}` |
 /// | `/sequence/{key}/{s1},{s2},…` | the n-th request gets the n-th status (the last repeats), JSON `{"response": n, "status": s}`, `ETag: "rn"` |
 /// | `/slow/{milliseconds}` | 200 `slow` after the delay |
 /// | `/redirect/{n}` | 302 to `/redirect/{n-1}`; `/redirect/0` is 200 `arrived` |
+/// | `/redirect-to?url={percent-encoded URL}` | 302 to that URL (another origin, as `localhost` for `127.0.0.1`) |
 /// | `/misbehave/{name}` | a ``Misbehaviour``; only the misbehaving peer carries it out |
 public struct ConformanceEndpoints: Sendable {
     /// Attempt counts and connection events, shared by every host serving these endpoints.
@@ -59,6 +62,10 @@ public struct ConformanceEndpoints: Sendable {
         case ("chunked", 3):
             guard let count = Int(segments[1]), let size = Int(segments[2]), count > 0, size > 0 else { return .respond(.badRequest(path)) }
             return .respond(ConformanceReply(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Self.pattern(count: count * size), chunkSize: size))
+        case ("gzip", 2):
+            guard let count = Int(segments[1]), count >= 0 else { return .respond(.badRequest(path)) }
+            let headers: HTTPHeaders = ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip"]
+            return .respond(ConformanceReply(status: 200, headers: headers, body: Self.gzipZeros(count: count)))
         case ("flaky", 4):
             guard let failures = Int(segments[2]), let status = Int(segments[3]) else { return .respond(.badRequest(path)) }
             let attempt = recorder.recordAttempt(segments[1])
@@ -81,6 +88,9 @@ public struct ConformanceEndpoints: Sendable {
             guard let remaining = Int(segments[1]), remaining >= 0 else { return .respond(.badRequest(path)) }
             if remaining == 0 { return .respond(ConformanceReply(status: 200, body: Data("arrived".utf8))) }
             return .respond(ConformanceReply(status: 302, headers: ["Location": "/redirect/\(remaining - 1)"]))
+        case ("redirect-to", 1):
+            guard let target = query["url"]?.removingPercentEncoding, !target.isEmpty else { return .respond(.badRequest(path)) }
+            return .respond(ConformanceReply(status: 302, headers: ["Location": target]))
         case ("misbehave", 2):
             guard let misbehaviour = Misbehaviour(rawValue: segments[1]) else { return .respond(.badRequest(path)) }
             return .misbehave(misbehaviour)

@@ -5,6 +5,9 @@ public import TransportKit
 public protocol ConformanceHost: Sendable {
     /// The URL of `pathAndQuery` on the well-behaved server (see ``ConformanceEndpoints`` for the paths).
     func url(_ pathAndQuery: String) -> URL
+    /// The URL of `pathAndQuery` on the same well-behaved server, reached as another origin (another host name):
+    /// what a cross-origin redirect leads to.
+    func otherOriginURL(_ pathAndQuery: String) -> URL
     /// A URL on which the peer misbehaves as `misbehaviour` says.
     func url(_ misbehaviour: Misbehaviour) -> URL
     /// A URL whose port refuses connections.
@@ -73,6 +76,13 @@ public struct LoopbackConformanceHost: ConformanceHost {
 
     /// The URL of `pathAndQuery` on the HTTP server.
     public func url(_ pathAndQuery: String) -> URL { server.url(pathAndQuery) }
+
+    /// The URL of `pathAndQuery` on the HTTP server as `localhost` rather than `127.0.0.1`: another origin.
+    public func otherOriginURL(_ pathAndQuery: String) -> URL {
+        var components = URLComponents(url: server.url(pathAndQuery), resolvingAgainstBaseURL: false)!
+        components.host = "localhost"
+        return components.url!
+    }
 
     /// The misbehaving peer's URL for `misbehaviour`.
     public func url(_ misbehaviour: Misbehaviour) -> URL { peer.url(misbehaviour) }

@@ -28,6 +28,12 @@ public struct InMemoryConformanceHost: ConformanceHost {
     /// The URL of `pathAndQuery` on the in-memory server.
     public func url(_ pathAndQuery: String) -> URL { URL(string: Self.baseURL + pathAndQuery)! }
 
+    /// The URL of `pathAndQuery` on the in-memory server under another host name (another origin).
+    public func otherOriginURL(_ pathAndQuery: String) -> URL { URL(string: Self.otherOrigin + pathAndQuery)! }
+
+    /// `http://other-origin.conformance.in-memory`: the same endpoints under another origin.
+    static let otherOrigin = "http://other-origin.conformance.in-memory"
+
     /// The URL of `misbehaviour` on the in-memory server.
     public func url(_ misbehaviour: Misbehaviour) -> URL { url("/misbehave/" + misbehaviour.rawValue) }
 
@@ -44,8 +50,9 @@ public struct InMemoryConformanceHost: ConformanceHost {
             if request.url.scheme == "https" { return .failure(.tlsFailure) }  // this host speaks plain HTTP only
             if request.url.host == refused { return .failure(.connectionRefused) }
             if request.url.host == unresolvable { return .failure(.hostNotFound) }
-            guard request.url.absoluteString.hasPrefix(Self.baseURL) else { return nil }
-            let target = String(request.url.absoluteString.dropFirst(Self.baseURL.count))
+            let url = request.url.absoluteString
+            guard let base = [Self.baseURL, Self.otherOrigin].first(where: { url.hasPrefix($0) }) else { return nil }
+            let target = String(url.dropFirst(base.count))
             switch endpoints.plan(method: request.method.rawValue, target: target.isEmpty ? "/" : target, headers: request.headers, body: request.body ?? Data()) {
             case .respond(let reply):
                 return InMemoryTransport.Reply(status: reply.status, headers: reply.headers, body: reply.body, delay: reply.delay)

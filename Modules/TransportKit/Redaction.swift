@@ -1,7 +1,21 @@
 extension HTTPHeaders {
-    /// The fields whose values are credentials, lower-cased: `Authorization`, `Proxy-Authorization`, `Cookie` and
-    /// `Set-Cookie`. Their values never appear in a log line that TransportKit or an adapter writes.
-    public static let credentialFieldNames: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie"]
+    /// The fields whose values are credentials unless a request says otherwise, lower-cased: `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie` and the common API-key and token fields (`X-Api-Key`,
+    /// `Api-Key`, `X-Auth-Token`, `X-Access-Token`, `Private-Token`, `X-Goog-Api-Key`, `X-Amz-Security-Token`,
+    /// `Ocp-Apim-Subscription-Key`, `X-Vault-Token`, `X-CSRF-Token`, …). A request's
+    /// ``TransportRequest/sensitiveHeaders`` start from these; their values never appear in a log line that
+    /// TransportKit or an adapter writes, and never follow a redirect to another origin.
+    public static let credentialFieldNames: Set<String> = [
+        "authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key", "apikey", "x-apikey",
+        "x-auth-token", "x-access-token", "private-token", "x-goog-api-key", "x-amz-security-token",
+        "ocp-apim-subscription-key", "x-vault-token", "x-csrf-token", "x-xsrf-token",
+    ]
+
+    /// A copy without the fields named in `names` (lower-cased) — what is left of a request's headers when it
+    /// follows a redirect to another origin.
+    public func removingFields(named names: Set<String>) -> HTTPHeaders {
+        HTTPHeaders(fields.filter { !names.contains($0.name.lowercased()) })
+    }
 
     /// What a log line shows in place of a credential.
     public static let redactedValue = "<redacted>"

@@ -30,11 +30,9 @@ public enum RedirectPolicy: Sendable, Hashable {
             next.headers["Content-Type"] = nil
             next.headers["Content-Length"] = nil
         }
-        if target.host != request.url.host || target.port != request.url.port || target.scheme != request.url.scheme {
-            // Credentials are for the origin they were given to.
-            next.headers["Authorization"] = nil
-            next.headers["Cookie"] = nil
-            next.headers["Proxy-Authorization"] = nil
+        if !request.url.isSameOrigin(as: target) {
+            // Credentials are for the origin they were given to — which also keeps them off an https → http hop.
+            next.headers = next.headers.removingFields(named: request.sensitiveHeaders)
         }
         return next
     }

@@ -1,7 +1,7 @@
 public import Logging
 
 /// The metadata every transport logs, built in one place so that redaction cannot be forgotten: header values of
-/// credential fields (``HTTPHeaders/credentialFieldNames``) and passwords in URLs never reach a log line.
+/// a request's ``TransportRequest/sensitiveHeaders`` and passwords in URLs never reach a log line.
 ///
 /// Adapters log a request at `debug` (method, URL, body size) and its headers at `trace`; a response at `debug`
 /// (status, body size, duration) and its headers at `trace`; a failure at `debug` with its kind and message.
@@ -14,7 +14,9 @@ public enum TransportLog {
             "http.url": .string(request.url.redactedForLogging),
             "http.request.body_size": .stringConvertible(request.body?.count ?? 0),
         ]
-        if includeHeaders { metadata["http.request.headers"] = headerMetadata(request.headers) }
+        if includeHeaders {
+            metadata["http.request.headers"] = headerMetadata(request.headers, sensitive: request.sensitiveHeaders)
+        }
         return metadata
     }
 
@@ -28,7 +30,9 @@ public enum TransportLog {
         metadata["http.status"] = .stringConvertible(response.status)
         metadata["http.response.body_size"] = .stringConvertible(response.body.count)
         metadata["http.duration_ms"] = .stringConvertible(Int(duration.timeInterval * 1000))
-        if includeHeaders { metadata["http.response.headers"] = headerMetadata(response.headers) }
+        if includeHeaders {
+            metadata["http.response.headers"] = headerMetadata(response.headers, sensitive: request.sensitiveHeaders)
+        }
         return metadata
     }
 
@@ -63,7 +67,7 @@ public enum TransportLog {
         logger.debug("failed", metadata: metadata(for: error))
     }
 
-    static func headerMetadata(_ headers: HTTPHeaders) -> Logger.MetadataValue {
-        .array(headers.redacted().fields.map { .string("\($0.name): \($0.value)") })
+    static func headerMetadata(_ headers: HTTPHeaders, sensitive: Set<String>) -> Logger.MetadataValue {
+        .array(headers.redacted(alsoRedacting: sensitive).fields.map { .string("\($0.name): \($0.value)") })
     }
 }

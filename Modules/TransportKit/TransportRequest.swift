@@ -10,19 +10,42 @@ public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     public var body: Data?
     /// How long the whole exchange may take before it fails with ``TransportError/Kind-swift.enum/timedOut``.
     public var timeout: Duration
+    /// The names of the header fields that carry credentials, lower-cased: their values are redacted in every log
+    /// line, and they are dropped when a redirect leads to another origin (scheme, host or port). Defaults to
+    /// ``HTTPHeaders/credentialFieldNames``; add your own (`sensitive_headers:` in `configuration.yaml`).
+    public var sensitiveHeaders: Set<String> {
+        get { _sensitiveHeaders }
+        set { _sensitiveHeaders = Set(newValue.map { $0.lowercased() }) }
+    }
+    private var _sensitiveHeaders: Set<String>
 
     /// Makes a request; the timeout defaults to 60 seconds.
     public init(
         method: HTTPMethod = .get, url: URL, headers: HTTPHeaders = [:], body: Data? = nil,
-        timeout: Duration = .seconds(60)
+        timeout: Duration = .seconds(60), sensitiveHeaders: Set<String> = HTTPHeaders.credentialFieldNames
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self._sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
     }
 
     /// `METHOD url`.
     public var description: String { "\(method) \(url.absoluteString)" }
+}
+
+extension URL {
+    /// Whether `other` has the same origin — scheme, host and port — as this URL. A redirect to another origin
+    /// drops the request's ``TransportRequest/sensitiveHeaders``.
+    public func isSameOrigin(as other: URL) -> Bool {
+        scheme?.lowercased() == other.scheme?.lowercased() && host?.lowercased() == other.host?.lowercased()
+            && effectivePort == other.effectivePort
+    }
+
+    /// The port, or the scheme's default (80, 443) when the URL names none.
+    private var effectivePort: Int? {
+        port ?? ["http": 80, "https": 443][scheme?.lowercased() ?? ""]
+    }
 }

@@ -46,10 +46,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             return
         }
         var next = request
-        if let from = response.url, let to = request.url,
-            from.host != to.host || from.port != to.port || from.scheme != to.scheme
-        {
-            for name in ["Authorization", "Cookie", "Proxy-Authorization"] { next.setValue(nil, forHTTPHeaderField: name) }
+        // Credentials are for the origin they were given to (the same rule as ``RedirectPolicy``): any hop that
+        // leaves the origin of the hop before it drops the request's sensitive fields.
+        if let from = response.url, let to = request.url, !from.isSameOrigin(as: to) {
+            let sensitive = exchange.request.sensitiveHeaders
+            for name in (next.allHTTPHeaderFields ?? [:]).keys where sensitive.contains(name.lowercased()) {
+                next.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         completionHandler(next)
     }
@@ -63,7 +66,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
             completionHandler(.cancel)
             return
         }
-        exchange(for: dataTask)?.received(response)
+        guard let exchange = exchange(for: dataTask) else { return completionHandler(.cancel) }
+        // FoundationNetworking ignores the disposition and reads on; ending the exchange cancels the task.
+        if let refusal = exchange.refusal(of: response) {
+            exchange.end(.refused(refusal))
+            completionHandler(.cancel)
+            return
+        }
+        exchange.received(response)
         completionHandler(.allow)
     }
 

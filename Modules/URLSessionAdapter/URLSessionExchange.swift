@@ -13,6 +13,7 @@ final class URLSessionExchange: Sendable {
         case timedOut
         case tooLarge(Int)
         case tooManyRedirects(Int)
+        case refused(TransportError)
     }
 
     private struct State {
@@ -26,7 +27,7 @@ final class URLSessionExchange: Sendable {
     }
 
     private let task: URLSessionDataTask
-    private let request: TransportRequest
+    let request: TransportRequest
     private let state = LockedValue(State())
     private let onFinish: @Sendable (Int) -> Void
 
@@ -82,9 +83,17 @@ final class URLSessionExchange: Sendable {
         }
     }
 
-    /// Appends `data`; false when the body would exceed `limit`.
+    /// Why `response` must not be read (a content coding the request did not accept), if it must not.
+    func refusal(of response: URLResponse) -> TransportError? {
+        guard let response = response as? HTTPURLResponse else { return nil }
+        return ContentCoding.refusal(of: Self.headers(of: response), to: request)
+    }
+
+    /// Appends `data`; false when the body would exceed `limit`. Once the exchange has ended early, what
+    /// FoundationNetworking still delivers (it reads on until the cancellation reaches libcurl) is dropped unread.
     func append(_ data: Data, limit: Int) -> Bool {
         state.withLock { state in
+            guard state.earlyEnd == nil else { return true }
             guard state.body.count + data.count <= limit else { return false }
             state.body.append(data)
             return true
@@ -122,6 +131,8 @@ final class URLSessionExchange: Sendable {
             return TransportError(.responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes", cause: cause)
         case .tooManyRedirects(let limit):
             return TransportError(.tooManyRedirects, request: request, message: "more than \(limit) redirects", cause: cause)
+        case .refused(let error):
+            return error
         }
     }
 

@@ -105,7 +105,9 @@ public final class URLSessionTransport: Transport {
         // FoundationNetworking truncates this to whole seconds (0.5 would time out at once), so it carries only the
         // connect/idle timeout, rounded up; the exchange's own timer enforces the request's timeout exactly.
         urlRequest.timeoutInterval = max(configuration.connectTimeout.timeInterval.rounded(.up), 1)
-        for field in request.headers { urlRequest.addValue(field.value, forHTTPHeaderField: field.name) }
+        for field in ContentCoding.identityUnlessAsked(request.headers) {
+            urlRequest.addValue(field.value, forHTTPHeaderField: field.name)
+        }
         urlRequest.httpBody = request.body
 
         let task = session.dataTask(with: urlRequest)

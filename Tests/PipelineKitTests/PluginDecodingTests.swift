@@ -53,6 +53,7 @@ struct PluginDecodingTests {
                 expiry: 2.5
                 retry_after: 500ms
                 headers: { X-Client: tether }
+                sensitive_headers: [X-Tenant-Secret]
                 standard_stages: false
                 cache: { enabled: false, key: relative }
                 resources:
@@ -82,6 +83,7 @@ struct PluginDecodingTests {
         #expect(api.expiry == .milliseconds(2500))
         #expect(api.retryAfter == .milliseconds(500))
         #expect(api.headers == ["X-Client": "tether"])
+        #expect(api.sensitiveHeaders == ["X-Tenant-Secret"])
         #expect(api.standardStages == false)
         #expect(api.cache == CacheSettings(enabled: false, key: .relative))
         let rule = try #require(api.resources.first)

@@ -33,6 +33,45 @@ struct RedirectAndRedactionTests {
         #expect(other.headers["Accept"] == "text/plain")
     }
 
+    @Test("API keys and the request's own sensitive fields stay with their origin too; an https → http hop drops them, a default port does not")
+    func sensitiveFields() throws {
+        var request = TransportRequest(
+            url: origin, headers: ["X-Api-Key": "k", "x-goog-api-key": "g", "X-Tenant-Secret": "s", "Accept": "*/*"])
+        request.sensitiveHeaders.insert("X-Tenant-Secret")
+        #expect(request.sensitiveHeaders.contains("x-tenant-secret"), "names are kept lower-cased")
+        func hop(to location: String) throws -> TransportRequest {
+            try #require(RedirectPolicy.followUp(to: request, after: TransportResponse(status: 307, headers: ["Location": location])))
+        }
+        for location in ["https://api.example.com:443/b", "HTTPS://API.example.com/b", "/b"] {
+            let same = try hop(to: location)
+            #expect(same.headers["X-Api-Key"] == "k" && same.headers["X-Tenant-Secret"] == "s", "\(location) is the same origin")
+        }
+        for location in ["http://api.example.com/b", "https://api.example.com:8443/b", "https://other.example.com/b"] {
+            let other = try hop(to: location)
+            #expect(other.headers.fields.map(\.name) == ["Accept"], "\(location) is another origin")
+        }
+        let logged = TransportLog.metadata(for: request, includeHeaders: true)["http.request.headers"].map { String(describing: $0) } ?? ""
+        #expect(!logged.contains("k,") && logged.contains("X-Tenant-Secret: <redacted>") && logged.contains("X-Api-Key: <redacted>"))
+    }
+
+    @Test("Content codings: identity unless the request asks; a coding the request did not accept is named")
+    func contentCodings() {
+        #expect(ContentCoding.identityUnlessAsked([:])["Accept-Encoding"] == "identity")
+        #expect(ContentCoding.identityUnlessAsked(["accept-encoding": "br"]).values(for: "Accept-Encoding") == ["br"])
+        let cases: [(response: String?, asked: String?, refused: String?)] = [
+            (nil, nil, nil), ("identity", nil, nil), ("gzip", nil, "gzip"), ("GZIP", "gzip", nil),
+            ("gzip", "gzip;q=0, br", "gzip"), ("gzip, br", "gzip", "br"), ("zstd", "*", nil), ("gzip", "identity", "gzip"),
+            ("deflate", "gzip ; q=0.5 , deflate;q=1", nil),
+        ]
+        for (response, asked, refused) in cases {
+            let responseHeaders: HTTPHeaders = response.map { ["Content-Encoding": $0] } ?? [:]
+            let requestHeaders: HTTPHeaders = asked.map { ["Accept-Encoding": $0] } ?? [:]
+            #expect(
+                ContentCoding.unaccepted(response: responseHeaders, request: requestHeaders) == refused,
+                "Content-Encoding \(response ?? "none") for Accept-Encoding \(asked ?? "none")")
+        }
+    }
+
     @Test("A redirect loop ends with tooManyRedirects naming the first request")
     func loop() async throws {
         let transport = InMemoryTransport(redirects: .follow(max: 3))
