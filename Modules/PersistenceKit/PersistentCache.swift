@@ -21,16 +21,29 @@ public final class PersistentCache: Sendable {
     let queue: DispatchQueue
     let logger: Logger
     let failures = LockedValue(0)
+    private let throttle: LockedValue<WarningThrottle>
+    private let now: @Sendable () -> ContinuousClock.Instant
 
     /// Makes a cache over `storage`. `key` names the entry for a resource's URL; nil opts that resource out. The
-    /// default is the whole URL, so one file can serve several services.
-    public init(
+    /// default is the whole URL, so one file can serve several services. Failures of one kind (a full disk, say)
+    /// are logged at most once per `warningInterval`, each line counting those held back since.
+    public convenience init(
         _ storage: any EntityCache, logger: Logger = Logger(label: "tether.persistence.cache"),
-        key: @escaping @Sendable (URL) -> String? = { $0.absoluteString }
+        warningInterval: Duration = .seconds(60), key: @escaping @Sendable (URL) -> String? = { $0.absoluteString }
+    ) {
+        self.init(storage, logger: logger, warningInterval: warningInterval, now: { .now }, key: key)
+    }
+
+    /// As the public initializer, with the monotonic clock the warning interval is measured on.
+    package init(
+        _ storage: any EntityCache, logger: Logger, warningInterval: Duration,
+        now: @escaping @Sendable () -> ContinuousClock.Instant, key: @escaping @Sendable (URL) -> String?
     ) {
         self.storage = storage
         self.keyFunction = key
         self.logger = logger
+        self.throttle = LockedValue(WarningThrottle(interval: warningInterval))
+        self.now = now
         self.queue = DispatchQueue(label: "tether.persistence.cache")
         LifetimeTracking.made(self, "persistent cache")
     }
@@ -88,9 +101,12 @@ public final class PersistentCache: Sendable {
             return try body()
         } catch {
             failures.withLock { $0 += 1 }
-            logger.warning(
-                "cache operation failed; the cache is disposable, carrying on",
-                metadata: ["operation": "\(operation)", "key": "\(Self.redacted(key))", "error": "\(error)"])
+            let kind = "\(operation) \((error as? PersistenceError)?.kind.rawValue ?? String(reflecting: type(of: error)))"
+            let instant = now()
+            guard let heldBack = throttle.withLock({ $0.admit(kind, now: instant) }) else { return nil }
+            var metadata: Logger.Metadata = ["operation": "\(operation)", "key": "\(Self.redacted(key))", "error": "\(error)"]
+            if heldBack > 0 { metadata["held_back"] = "\(heldBack) like it since the last warning" }
+            logger.warning("cache operation failed; the cache is disposable, carrying on", metadata: metadata)
             return nil
         }
     }

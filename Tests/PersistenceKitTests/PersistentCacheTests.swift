@@ -2,6 +2,7 @@ import Foundation
 import InMemoryLogging
 import Logging
 import PersistenceKit
+import TetherConcurrency
 import Testing
 import TetherTestingTraits
 
@@ -44,6 +45,26 @@ struct PersistentCacheTests {
         let lines = logs.entries.map { "\($0.message) \($0.metadata)" }
         #expect(lines.count == 2)
         #expect(!lines.joined().contains("secret"))
+    }
+
+    @Test("A cache that fails on every operation (a full disk) logs one warning per kind per interval, counting the rest")
+    func throttledWarnings() async {
+        let logs = InMemoryLogHandler()
+        let clock = LockedValue(ContinuousClock.now)
+        let cache = PersistentCache(
+            Failing(), logger: Logger(label: "test") { _ in logs }, warningInterval: .seconds(60),
+            now: { clock.withLock { $0 } }, key: { $0.absoluteString })
+        let entity = CachedEntity(body: Data(), headers: [], timestamp: Date())
+        for index in 0..<1000 { cache.write(entity, forKey: "k\(index)") }
+        cache.remove(forKey: "k0")
+        await cache.flush()
+        #expect(cache.failureCount == 1001, "every failure is counted")
+        #expect(logs.entries.count == 2, "one line for the writes, one for the remove: \(logs.entries.map(\.message))")
+        clock.withLock { $0 = $0.advanced(by: .seconds(61)) }
+        cache.write(entity, forKey: "late")
+        await cache.flush()
+        #expect(logs.entries.count == 3)
+        #expect(logs.entries.last?.metadata["held_back"]?.description == "999 like it since the last warning")
     }
 
     @Test("The key function can opt a resource out")
