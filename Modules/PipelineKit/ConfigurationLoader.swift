@@ -68,8 +68,12 @@ public struct ConfigurationLoader: Sendable {
             ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
+            let offset = Self.firstInvalidUTF8(in: data)
+            let (line, column) = Self.position(ofByte: offset, in: data)
             throw ConfigurationError(file: path, issues: [
-                .init(kind: .unreadableFile, path: "", message: "the file is not UTF-8 text")
+                .init(
+                    kind: .unreadableFile, path: "", line: line, column: column,
+                    message: "the file is not UTF-8 text (byte \(offset) is not valid UTF-8)")
             ])
         }
         return try load(yaml: text, file: path, baseDirectory: url.deletingLastPathComponent())
@@ -90,6 +94,8 @@ public struct ConfigurationLoader: Sendable {
         } catch {
             throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: yaml)])
         }
+        let keyIssues = ComplexKeys.issues(in: root)
+        if !keyIssues.isEmpty { throw ConfigurationError(file: file, issues: keyIssues) }
         let overrides = EnvironmentOverrides.apply(environment, to: &root)
         let log = IssueLog()
         var configuration: PipelineConfiguration?
@@ -153,10 +159,44 @@ public struct ConfigurationLoader: Sendable {
             return .init(
                 kind: .syntax, path: "", line: context.mark.line, column: context.mark.column,
                 message: "duplicate key \(duplicates.map { "'\($0)'" }.joined(separator: ", ")) in one mapping")
-        case .reader(let problem, _, _, _):
-            return .init(kind: .syntax, path: "", message: "the YAML cannot be read: \(problem)")
+        case .reader(let problem, let offset, let value, let yaml):
+            // libyaml gives a byte offset, not a mark: a NUL or another control character, say.
+            let character = value == 0 ? "NUL" : String(format: "U+%04X", value)
+            let message = "the YAML cannot be read: \(problem) (\(character))"
+            guard let offset else { return .init(kind: .syntax, path: "", message: message) }
+            let (line, column) = position(ofByte: offset, in: Array(yaml.utf8))
+            return .init(kind: .syntax, path: "", line: line, column: column, message: message)
         default:
             return .init(kind: .syntax, path: "", message: "the YAML does not parse: \(yamlError)")
+        }
+    }
+
+    /// The 1-based line and column (in characters) of the byte at `offset` in UTF-8 `bytes`.
+    static func position(ofByte offset: Int, in bytes: some Collection<UInt8>) -> (line: Int, column: Int) {
+        var line = 1
+        var column = 1
+        for byte in bytes.prefix(max(offset, 0)) {
+            if byte == 0x0A {
+                line += 1
+                column = 1
+            } else if byte & 0xC0 != 0x80 {
+                column += 1  // not a continuation byte: a new character
+            }
+        }
+        return (line, column)
+    }
+
+    /// The offset of the first byte of `data` that does not start or continue a valid UTF-8 sequence.
+    static func firstInvalidUTF8(in data: Data) -> Int {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = data.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return offset
+            }
         }
     }
 

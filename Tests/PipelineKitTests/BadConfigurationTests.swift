@@ -169,6 +169,18 @@ struct BadConfigurationTests {
         #expect(byPath["memory_pressure.count_limit"]?.line == 10)
     }
 
+    @Test("A sensitive header name that is not a header field name is refused at its line")
+    func badSensitiveHeader() {
+        let found = issues("""
+            services:
+              demo:
+                sensitive_headers: [X-Fine, "X Secret:"]
+            """)
+        #expect(found.map(\.path) == ["services.demo.sensitive_headers"])
+        #expect(found.first?.line == 3)
+        #expect(found.first?.message.contains("item 1 ('X Secret:') is not a header field name") == true)
+    }
+
     @Test("Invalid base URLs, each with its reason")
     func invalidBaseURL() {
         let found = issues("""
@@ -265,6 +277,32 @@ struct BadConfigurationTests {
         #expect(found.map(\.kind) == [.unknownType, .invalidValue, .unknownKey, .invalidValue, .unknownKey])
     }
 
+    @Test("A key that is a list or a mapping is reported at its line, not silently dropped with its settings")
+    func complexKeys() {
+        let found = issues("""
+            services:
+              demo: {}
+              [other]: { base_url: "https://example.com" }
+              ? { a: 1 }
+              : {}
+            """)
+        #expect(found.map(\.path) == ["services", "services"])
+        #expect(found.map(\.line) == [3, 4])
+        #expect(found.first?.message == "a key must be text, found a list; the settings under it would be ignored")
+        #expect(found.last?.message.contains("found a mapping") == true)
+    }
+
+    @Test("A NUL or another control character is located by line and column")
+    func controlCharacters() {
+        for (character, name) in [("\u{0}", "NUL"), ("\u{7}", "U+0007")] {
+            let found = issues("services:\n  a: {}\n  \(character)b: {}\n")
+            #expect(found.count == 1)
+            #expect(found.first?.line == 3, "\(found)")
+            #expect(found.first?.column == 3)
+            #expect(found.first?.message.contains("(\(name))") == true, "\(found)")
+        }
+    }
+
     @Test("A missing file, a folder and a non-UTF-8 file")
     func unreadableFiles() async throws {
         try await withTemporaryDirectory { directory in
@@ -285,12 +323,16 @@ struct BadConfigurationTests {
                 #expect(error.issues.first?.message == "this is a folder, not a configuration file")
             }
             let binary = directory.appendingPathComponent("binary.yaml")
-            try Data([0xFF, 0xFE, 0x00, 0x41]).write(to: binary)
+            var bytes = Array("services:\n  démo: {}\n  bad: {}\n".utf8)
+            bytes[bytes.firstIndex(of: UInt8(ascii: "a"))! + 0] = 0xFF  // the "a" of "bad", line 3 column 4
+            try Data(bytes).write(to: binary)
             do {
                 _ = try loader.load(file: binary.path)
                 Issue.record("a binary file loaded")
             } catch let error as ConfigurationError {
-                #expect(error.issues.first?.message == "the file is not UTF-8 text")
+                #expect(error.issues.first?.message.hasPrefix("the file is not UTF-8 text (byte 25") == true, "\(error)")
+                #expect(error.issues.first?.line == 3)
+                #expect(error.issues.first?.column == 4)
             }
         }
     }
