@@ -34,13 +34,41 @@ package enum DatabaseFile {
         }
         let code = errno
         guard code == EEXIST else {
-            let kind: PersistenceError.Kind = (code == EACCES || code == EROFS || code == EPERM) ? .readOnly : .cannotOpen
-            throw PersistenceError(kind, "cannot create the file: \(String(cString: strerror(code)))", file: path)
+            throw PersistenceError(kind(for: code), "cannot create the file: \(String(cString: strerror(code)))", file: path)
+        }
+        // O_EXCL also fails on a symbolic link whose target does not exist: name the target rather than call the
+        // file read-only.
+        if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path),
+            !FileManager.default.fileExists(atPath: path)
+        {
+            throw PersistenceError(
+                .cannotOpen, "the path is a symbolic link to \(target), which does not exist", file: path)
         }
         guard access(path, R_OK | W_OK) == 0 else {
+            let code = errno
             throw PersistenceError(
-                .readOnly, "the file cannot be read and written: \(String(cString: strerror(errno)))", file: path)
+                kind(for: code), "the file cannot be read and written: \(String(cString: strerror(code)))", file: path)
         }
+    }
+
+    /// The kind of a failure to create or open a file with `code` (errno).
+    private static func kind(for code: Int32) -> PersistenceError.Kind {
+        switch code {
+        case EACCES, EROFS, EPERM: .readOnly
+        case ENOSPC, EDQUOT: .diskFull
+        default: .cannotOpen
+        }
+    }
+
+    /// The bytes an unprivileged process may still write on the file system that holds `path` (its directory when
+    /// the file does not exist), or nil when that cannot be told.
+    static func availableBytes(near path: String) -> UInt64? {
+        var info = statvfs()
+        let directory = (path as NSString).deletingLastPathComponent
+        for candidate in [path, directory.isEmpty ? "." : directory] where statvfs(candidate, &info) == 0 {
+            return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+        }
+        return nil
     }
 
     /// Renames the file and its `-wal` and `-shm` companions to `<path>.corrupt-<timestamp>…`; returns the new path.

@@ -30,8 +30,15 @@ extension PersistenceError {
             kind = .busy
             message = "the database stayed locked longer than the busy timeout"
         case .SQLITE_IOERR:
-            kind = .ioError
-            message = "the operating system reported an I/O error (\(database.message ?? "no detail"))"
+            // SQLite reports a write that found no space while it grows the WAL or the shared-memory file (at the
+            // first open on a nearly full disk, say) as an I/O error; the file system says whether space ran out.
+            if let free = DatabaseFile.availableBytes(near: file), free < 1 << 20 {
+                kind = .diskFull
+                message = "the disk is full (\(free) bytes free); SQLite could not write (\(database.message ?? "no detail"))"
+            } else {
+                kind = .ioError
+                message = "the operating system reported an I/O error (\(database.message ?? "no detail"))"
+            }
         case .SQLITE_MISUSE where (database.message ?? "").contains("closed"):
             kind = .closed
             message = "the database is closed"

@@ -169,6 +169,54 @@ struct FaultTests {
         }
     }
 
+    @Test("A symbolic link to a file in a folder that does not exist: cannotOpen naming the target, not readOnly")
+    func danglingSymlink() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("store.sqlite")
+            let target = directory.file("gone/store.sqlite")
+            try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: target)
+            for open in [{ _ = try SQLiteDocumentStore(path: path) }, { _ = try SQLiteEntityCache(path: path) }] {
+                let error = try #require(throws: PersistenceError.self) { try open() }
+                #expect(error.kind == .cannotOpen, "\(error)")
+                #expect(error.message.contains(target), "\(error)")
+            }
+        }
+    }
+
+    @Test("A disk with 0 to 192 KB left at the first open: the store opens, or fails with diskFull — never ioError (a 1 MB tmpfs where the machine allows)")
+    func nearlyFullAtOpen() async throws {
+        try await TemporaryDirectory.with { directory in
+            try await ScratchMount.with(at: directory.file("small"), options: "size=1m") { mounted in
+                guard mounted else {
+                    print("FaultTests: this machine refuses a tmpfs mount; a nearly full disk at open is not checked")
+                    return
+                }
+                let folder = directory.file("small")
+                let path = folder + "/store.sqlite"
+                var kinds: [Int: String] = [:]
+                for leftKB in [0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128, 192] {
+                    // Another file takes all but `leftKB` of the disk: the database, its WAL and its shared-memory
+                    // index each run out of space at some size.
+                    let free = try #require(try FileManager.default.attributesOfFileSystem(forPath: folder)[.systemFreeSize] as? Int)
+                    let filler = URL(fileURLWithPath: folder + "/filler")
+                    try Data(count: max(free - leftKB * 1024, 0)).write(to: filler)
+                    do {
+                        let store = try SQLiteDocumentStore(path: path)
+                        try store.close()
+                        kinds[leftKB] = "opened"
+                    } catch let error as PersistenceError {
+                        kinds[leftKB] = "\(error.kind)"
+                        #expect(error.kind == .diskFull, "\(leftKB) KB left: \(error)")
+                    }
+                    for file in ["filler", "store.sqlite", "store.sqlite-wal", "store.sqlite-shm"] {
+                        try? FileManager.default.removeItem(atPath: folder + "/" + file)
+                    }
+                }
+                #expect(kinds.values.contains("diskFull"), "some sizes must be too small: \(kinds)")
+            }
+        }
+    }
+
     @Test("A read-only directory: readOnly naming the file (a read-only tmpfs where the machine allows, else chmod)")
     func readOnlyDirectory() async throws {
         try await TemporaryDirectory.with { directory in
