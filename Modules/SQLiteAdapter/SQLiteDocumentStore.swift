@@ -22,6 +22,14 @@ public final class SQLiteDocumentStore: DocumentStore {
     let pool: DatabasePool
     let tracker: ChangeTracker
     let isClosed = LockedValue(false)
+    let unreadable: UnreadableRows
+
+    /// How many stored documents this store has met that no longer read as documents (written by another program,
+    /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
+    /// collection and id; `document(id:in:)` throws ``PersistenceKit/PersistenceError/Kind/corrupt`` for it, and
+    /// deleting it removes it. A row whose text is not JSON at all also fails queries that filter or sort on a
+    /// field, since SQLite's JSON functions refuse it.
+    public var unreadableDocumentCount: Int { unreadable.count }
 
     /// Opens (or creates) the store at `path`, upgrading its schema if it was written by an older version.
     ///
@@ -32,6 +40,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         self.path = path
         pool = try SQLiteDatabase.open(
             path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table)
+        unreadable = UnreadableRows(logger: configuration.logger, file: path)
         tracker = ChangeTracker(feed: changes)
         pool.add(transactionObserver: tracker, extent: .observerLifetime)
         LifetimeTracking.made(self, "SQLite document store \(path)")
@@ -40,11 +49,11 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// Runs `body` in a write transaction on GRDB's writer connection (see
     /// ``PersistenceKit/DocumentStore/write(_:)``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
-        let (path, tracker) = (path, tracker)
+        let (path, tracker, unreadable) = (path, tracker, unreadable)
         try checkOpen()
         do {
             return try await pool.write { db in
-                let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker)
+                let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker, unreadable: unreadable)
                 defer { transaction.finish() }
                 let result = try body(transaction)
                 if tracker.hasIntents {
@@ -62,10 +71,10 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     /// Runs `body` on a reader connection, in a snapshot of the last commit.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
-        let path = path
+        let (path, unreadable) = (path, unreadable)
         try checkOpen()
         do {
-            return try await pool.read { db in try body(SQLiteReader(db: db, file: path)) }
+            return try await pool.read { db in try body(SQLiteReader(db: db, file: path, unreadable: unreadable)) }
         } catch let error as DatabaseError {
             throw PersistenceError.mapping(error, file: path)
         }

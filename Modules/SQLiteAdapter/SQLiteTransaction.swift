@@ -6,6 +6,8 @@ import TetherJSON
 struct SQLiteReader: DocumentReader {
     let db: Database
     let file: String
+    /// Told of each stored row that no longer reads as a document; the row is left out of query results.
+    var unreadable: UnreadableRows?
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
         try CollectionName.validate(collection)
@@ -27,8 +29,14 @@ struct SQLiteReader: DocumentReader {
             while let row = try rows.next() {
                 let id: String = row[0]
                 let body: String = row[1]
-                documents.append(
-                    StoredDocument(validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
+                do {
+                    documents.append(
+                        StoredDocument(validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
+                } catch let error as PersistenceError where unreadable != nil {
+                    // One bad row (written by another program, or by a version that allowed deeper documents) must
+                    // not make its collection unreadable: it is left out and reported; `document(id:)` still names it.
+                    unreadable?.found(error)
+                }
             }
             return documents
         }
@@ -85,8 +93,8 @@ final class SQLiteTransaction: TransactionReading {
     /// The last collection name validated: a batch into one collection checks it once.
     private var validatedCollection: String?
 
-    init(db: Database, file: String, tracker: ChangeTracker) {
-        self.reader = SQLiteReader(db: db, file: file)
+    init(db: Database, file: String, tracker: ChangeTracker, unreadable: UnreadableRows? = nil) {
+        self.reader = SQLiteReader(db: db, file: file, unreadable: unreadable)
         self.tracker = tracker
     }
 

@@ -13,3 +13,13 @@ func makeOtherProgramsDatabase(_ path: String) throws {
     try queue.write { try $0.execute(sql: "CREATE TABLE accounts (id INTEGER PRIMARY KEY, owner TEXT)") }
     try queue.close()
 }
+
+/// Puts `body` into the store's table as another program (or an older version) could: no Tether checks.
+func insertRawDocument(_ path: String, collection: String, id: String, body: String) throws {
+    let queue = try DatabaseQueue(path: path)
+    try queue.write {
+        try $0.execute(
+            sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)", arguments: [collection, id, body])
+    }
+    try queue.close()
+}

@@ -157,6 +157,35 @@ struct FaultTests {
         }
     }
 
+    @Test("A stored row that no longer reads as a document (600 levels deep, written by another program) is left out of queries and logged once; the rest reads; removing it repairs")
+    func unreadableRow() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("store.sqlite")
+            let logs = InMemoryLogHandler()
+            var configuration = SQLiteConfiguration()
+            configuration.logger = Logger(label: "test") { _ in logs }
+            let store = try SQLiteDocumentStore(path: path, configuration: configuration)
+            try await store.upsert(["_id": "good", "v": 1], into: "items")
+            let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
+            try insertRawDocument(path, collection: "items", id: "deep", body: #"{"_id":"deep","v":2,"nest":\#(deep)}"#)
+            let everything = try DocumentQuery(collection: "items")
+            let filtered = try DocumentQuery(collection: "items", predicate: .compare(DocumentPath("v"), .greaterOrEqual, .number(1)))
+            for query in [everything, filtered, everything] {
+                let found = try await store.documents(matching: query)
+                #expect(found.map(\.id) == ["good"], "the readable document, and only it")
+            }
+            #expect(store.unreadableDocumentCount == 1)
+            #expect(logs.entries.count == 1, "logged once however often it is met: \(logs.entries.map(\.message))")
+            #expect(logs.entries.first?.metadata["id"]?.description == "deep")
+            await #expect { _ = try await store.document(id: "deep", in: "items") } throws: {
+                ($0 as? PersistenceError)?.kind == .corrupt && ($0 as? PersistenceError)?.id == "deep"
+            }
+            #expect(try await store.remove(id: "deep", from: "items"))
+            #expect(try await store.documents(matching: everything).map(\.id) == ["good"])
+            try store.close()
+        }
+    }
+
     @Test("A missing directory: missingDirectory naming the path; nothing is created")
     func missingDirectory() async throws {
         try await TemporaryDirectory.with { directory in
