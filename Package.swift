@@ -402,6 +402,30 @@ if Context.environment["TETHER_FUZZ"] != nil {
     ]
 }
 
+// CI's ThreadSanitizer stage builds only the suites where Tether's own concurrency lives, and what they need — no
+// SwiftNIO, TLS, Hummingbird or AsyncHTTPClient, whose instrumented build was most of the stage's time:
+//   TETHER_SANITIZER_SUITES=1 swift test --sanitize=thread
+// Left out: the transport adapters and their conformance suite, the pipeline and the sample (their time goes to real
+// networks and child processes, which the debug and release stages run), and the SQLite crash-and-restart suite
+// (child processes on a loopback server).
+if Context.environment["TETHER_SANITIZER_SUITES"] != nil {
+    let networked: Set<String> = [
+        "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
+        "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
+        "tether-sample", "TetherSampleTests",
+    ]
+    package.targets.removeAll { networked.contains($0.name) }
+    package.products.removeAll { networked.contains($0.name) }
+    for target in package.targets where target.name == "SQLiteAdapterTests" {
+        target.dependencies.removeAll { dependency in
+            if case .byNameItem(let name, _) = dependency { return networked.contains(name) }
+            if case .targetItem(let name, _) = dependency { return networked.contains(name) }
+            return false
+        }
+        target.exclude += ["CrashAndRestartTests.swift"]
+    }
+}
+
 for target in package.targets {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }
