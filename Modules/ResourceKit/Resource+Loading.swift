@@ -308,7 +308,8 @@ extension Resource {
         case .failure(let error) where error.isCancellation:
             logging.network.debug("load cancelled", metadata: ["url": "\(urlString)"])
         case .failure(let error):
-            logging.stateChanges.warning("load failed", metadata: ["url": "\(urlString)", "error": "\(error.message)"])
+            // Observers get the error event and `load()` throws it: debug, not warning.
+            logging.stateChanges.debug("load failed", metadata: ["url": "\(urlString)", "error": "\(error.message)"])
         }
     }
 

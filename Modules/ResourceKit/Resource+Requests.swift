@@ -75,8 +75,9 @@ extension Resource {
             response = try await core.transport.send(request)
         } catch {
             let failure = transportFailure(error, request: request)
+            // The failure reaches the caller and the observers: a library logs it at debug (swift-log's guidance).
             if !failure.isCancellation {
-                logging.network.warning(
+                logging.network.debug(
                     "request failed", metadata: ["request": "\(request)", "error": "\(failure.message)"])
             }
             return .failure(failure)

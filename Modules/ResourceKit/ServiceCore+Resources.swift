@@ -69,7 +69,8 @@ extension ServiceCore {
     /// A resource for input that is not a valid URL: canonical too (the same text gives the same resource), so that
     /// its error is observed like any other.
     func invalidResource(text: String, problem: String) -> Resource {
-        logging.configuration.warning("invalid resource URL", metadata: ["input": "\(text)", "problem": "\(problem)"])
+        // Every load of the resource fails with this problem, so it is only a debug line here.
+        logging.configuration.debug("invalid resource URL", metadata: ["input": "\(text)", "problem": "\(problem)"])
         let key = "invalid:" + text
         return resources.instance(for: key) {
             Resource(core: self, key: key, url: nil, invalid: InvalidAddress(text: text, problem: problem))

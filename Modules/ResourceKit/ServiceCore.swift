@@ -61,7 +61,8 @@ final class ServiceCore: Sendable {
                 self.baseURL = nil
                 base = nil
                 baseProblem = "the service's base URL is unusable: " + (problem ?? "")
-                logging.configuration.error("\(baseProblem ?? "")")
+                // Each resource's loads fail saying so; the log only traces it.
+                logging.configuration.debug("\(baseProblem ?? "")")
             }
         } else {
             self.baseURL = nil

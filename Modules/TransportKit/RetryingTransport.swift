@@ -70,7 +70,8 @@ public struct RetryingTransport: Transport {
                 guard fitsBudget(wait, start: start) else { throw failure }
             }
 
-            logger.info(
+            // Normal operation, and a final failure reaches the caller: debug (swift-log's guidance for libraries).
+            logger.debug(
                 "retrying",
                 metadata: TransportLog.metadata(for: request).merging([
                     "retry.attempt": .stringConvertible(attempt + 1),
