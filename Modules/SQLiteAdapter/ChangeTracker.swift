@@ -18,13 +18,23 @@ final class ChangeTracker: TransactionObserver, Sendable {
         var lastEvent: (kind: DatabaseEvent.Kind, row: Int64)?
         /// The number this transaction's commit will carry, once its writes are done.
         var commit: UInt64?
+        /// Other processes' commits between the last one published here and this one, from the change log: they go
+        /// to the feed first, at this commit.
+        var preceding: [ChangeLogEntry] = []
+
+        /// What the transaction changed so far: each intended change whose rows SQLite reported as changed.
+        var confirmed: [ChangeSet.Key: ChangeSet.Kind] {
+            var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
+            for (key, kind) in intents where !(rows[key] ?? []).isDisjoint(with: changedRows) { changes[key] = kind }
+            return changes
+        }
     }
 
-    let feed: ChangeFeed
+    let publisher: ChangeLogPublisher
     let pending = LockedValue(Pending())
 
-    init(feed: ChangeFeed) {
-        self.feed = feed
+    init(publisher: ChangeLogPublisher) {
+        self.publisher = publisher
     }
 
     /// Called by the transaction, on the writer queue, after each write.
@@ -40,9 +50,14 @@ final class ChangeTracker: TransactionObserver, Sendable {
         pending.withLock { !$0.intents.isEmpty }
     }
 
-    /// Sets the number the commit will be published under.
-    func setCommit(_ commit: UInt64) {
-        pending.withLock { $0.commit = commit }
+    /// Sets the number the commit will be published under, and the other processes' commits to publish before it;
+    /// returns the commit's entry, for the change log.
+    func setCommit(_ commit: UInt64, after preceding: [ChangeLogEntry]) -> ChangeLogEntry {
+        pending.withLock { pending in
+            pending.commit = commit
+            pending.preceding = preceding
+            return ChangeLogEntry(commit: commit, changes: pending.confirmed)
+        }
     }
 
     func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool {
@@ -65,15 +80,12 @@ final class ChangeTracker: TransactionObserver, Sendable {
     }
 
     func databaseDidCommit(_ db: Database) {
-        let (committed, commit) = pending.withLock { pending -> ([ChangeSet.Key: ChangeSet.Kind], UInt64?) in
+        let entries = pending.withLock { pending -> [ChangeLogEntry] in
             defer { pending = Pending() }
-            var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
-            for (key, kind) in pending.intents where !(pending.rows[key] ?? []).isDisjoint(with: pending.changedRows) {
-                changes[key] = kind
-            }
-            return (changes, pending.commit)
+            guard let commit = pending.commit else { return [] }
+            return pending.preceding + [ChangeLogEntry(commit: commit, changes: pending.confirmed)]
         }
-        if let commit { feed.publish(committed, commit: commit) }
+        if !entries.isEmpty { publisher.publish(entries) }
     }
 
     func databaseDidRollback(_ db: Database) {

@@ -30,6 +30,24 @@ enum DocumentSchema {
                     INSERT INTO tether_meta (key, value) VALUES ('commit', 0);
                     """)
         }
+        migrator.registerMigration("v3: change log") { db in
+            // One entry per commit, written in the commit's own transaction, so that every process on the file can
+            // bring the others' commits into its change feed (SQLiteChangeLog). Readers register how far they have
+            // read, so that entries are pruned only once every live reader has passed them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_change_log (
+                        commit_number INTEGER PRIMARY KEY,
+                        changes TEXT NOT NULL,
+                        written_at REAL NOT NULL
+                    );
+                    CREATE TABLE tether_change_log_readers (
+                        reader TEXT PRIMARY KEY NOT NULL,
+                        position INTEGER NOT NULL,
+                        seen_at REAL NOT NULL
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 }

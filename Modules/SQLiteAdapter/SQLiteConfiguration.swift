@@ -13,6 +13,13 @@ public struct SQLiteConfiguration: Sendable {
     public var checksIntegrityOnOpen = true
     /// Where warnings go (a damaged cache moved aside, a failed write).
     public var logger = Logger(label: "tether.persistence.sqlite")
+    /// How long a process that follows the store's change log
+    /// (``SQLiteDocumentStore/followOtherProcesses(checkingEvery:)``) may go unseen before its entries are no longer
+    /// kept for it. Default 10 minutes.
+    public var changeLogRetention: Duration = .seconds(600)
+    /// How long every change-log entry is kept at least, so that a process that has just opened the file and is
+    /// about to follow it finds every commit since it opened. Default 60 seconds.
+    public var changeLogMinimumAge: Duration = .seconds(60)
 
     /// Makes the defaults.
     public init() {}

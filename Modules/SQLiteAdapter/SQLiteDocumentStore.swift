@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 public import PersistenceKit
 import TetherConcurrency
@@ -23,6 +24,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     let tracker: ChangeTracker
     let isClosed = LockedValue(false)
     let unreadable: UnreadableRows
+    let publisher: ChangeLogPublisher
+    let configuration: SQLiteConfiguration
 
     /// How many stored documents this store has met that no longer read as documents (written by another program,
     /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
@@ -40,8 +43,16 @@ public final class SQLiteDocumentStore: DocumentStore {
         self.path = path
         pool = try SQLiteDatabase.open(
             path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table)
+        self.configuration = configuration
         unreadable = UnreadableRows(logger: configuration.logger, file: path)
-        tracker = ChangeTracker(feed: changes)
+        let opened: UInt64
+        do {
+            opened = try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT value FROM tether_meta WHERE key = 'commit'") } ?? 0
+        } catch {
+            throw PersistenceError.mapping(error, file: path)
+        }
+        publisher = ChangeLogPublisher(feed: changes, after: opened)
+        tracker = ChangeTracker(publisher: publisher)
         pool.add(transactionObserver: tracker, extent: .observerLifetime)
         LifetimeTracking.made(self, "SQLite document store \(path)")
     }
@@ -49,7 +60,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// Runs `body` in a write transaction on GRDB's writer connection (see
     /// ``PersistenceKit/DocumentStore/write(_:)``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
-        let (path, tracker, unreadable) = (path, tracker, unreadable)
+        let (path, tracker, unreadable, publisher) = (path, tracker, unreadable, publisher)
+        let (retention, minimumAge) = (configuration.changeLogRetention, configuration.changeLogMinimumAge)
         try checkOpen()
         do {
             return try await pool.write { db in
@@ -59,8 +71,15 @@ public final class SQLiteDocumentStore: DocumentStore {
                 if tracker.hasIntents {
                     // Number the commit inside it, so that a reader's number and the change set's always agree.
                     let commit = try UInt64.fetchOne(
-                        db.cachedStatement(sql: "UPDATE tether_meta SET value = value + 1 WHERE key = 'commit' RETURNING value"))
-                    tracker.setCommit(commit ?? 0)
+                        db.cachedStatement(sql: "UPDATE tether_meta SET value = value + 1 WHERE key = 'commit' RETURNING value")) ?? 0
+                    // Other processes' commits since the last one published here go to the feed first, in order.
+                    let last = publisher.lastPublished
+                    let preceding = try commit > last + 1 ? SQLiteChangeLog.entries(after: last, before: commit, in: db) : []
+                    let now = Date()
+                    try SQLiteChangeLog.append(tracker.setCommit(commit, after: preceding), in: db, now: now)
+                    if commit % 256 == 0 {
+                        try SQLiteChangeLog.prune(in: db, now: now, retention: retention, minimumAge: minimumAge)
+                    }
                 }
                 return result
             }

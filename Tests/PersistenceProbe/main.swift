@@ -3,6 +3,8 @@
 //   tether-persistence-probe write-loop <store.sqlite>
 //       Upserts documents forever, one commit at a time (every tenth a batch of ten), printing
 //       "committed <first> <last>" after each commit returns. Killed with SIGKILL by the test.
+//   tether-persistence-probe write <store.sqlite> <count> <prefix>
+//       Upserts documents <prefix>0 … <prefix><count-1>, one commit each, prints "done <last commit>" and exits.
 //   tether-persistence-probe cache-load <cache.sqlite> <url>…
 //       Loads each URL through a Service with a SQLite persistent cache, prints "loaded <url> <body>", flushes, exits.
 //   tether-persistence-probe cache-show <cache.sqlite> <expiration seconds> <url>
@@ -55,6 +57,17 @@ do {
             next += count
             say("committed \(first) \(next - 1)")
         }
+    case "write":
+        guard arguments.count == 4, let count = Int(arguments[arguments.startIndex + 2]) else {
+            fail("usage: write <store.sqlite> <count> <prefix>")
+        }
+        let store = try SQLiteDocumentStore(path: arguments[arguments.startIndex + 1])
+        let prefix = arguments[arguments.startIndex + 3]
+        for index in 0..<count {
+            try await store.upsert(["_id": .string("\(prefix)\(index)"), "n": .number(Double(index))], into: "items")
+        }
+        say("done \(try await store.read { try $0.commitNumber() })")
+        try store.close()
     case "cache-load":
         guard arguments.count >= 3 else { fail("usage: cache-load <cache.sqlite> <url>…") }
         let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])

@@ -1,0 +1,41 @@
+import Foundation
+import LiveQueryKit
+import PersistenceKit
+import SQLiteAdapter
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+import Testing
+
+/// Live queries over a SQLite file that another process — here, a second store on the same file — writes to.
+@Suite("Live queries on a shared SQLite file")
+struct SharedFileTests {
+    @Test("A live query in one store hears another store's writes to the file, ending on the final state")
+    func anotherWriter() async throws {
+        let directory = NSTemporaryDirectory() + "tether-shared-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        let here = try SQLiteDocumentStore(path: path)
+        let there = try SQLiteDocumentStore(path: path)
+        let store = Store(here)
+        let delivered = LockedValue<[String]>([])
+        let liveQuery = try store.collection("items").find("group == 'a'").observeLocal { documents, _ in
+            delivered.withLock { $0 = documents.map(\.id).sorted() }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await here.followOtherProcesses(checkingEvery: .milliseconds(5)) }
+            for index in 0..<60 {
+                try await there.upsert(
+                    ["_id": .string(String(format: "d%02d", index)), "group": index % 3 == 0 ? "b" : "a"], into: "items")
+            }
+            try await there.remove(id: "d01", from: "items")
+            let expected = (0..<60).filter { $0 % 3 != 0 && $0 != 1 }.map { String(format: "d%02d", $0) }
+            try await eventually(within: .seconds(60)) { delivered.withLock { $0 } == expected }
+            group.cancelAll()
+        }
+        await liveQuery.stop()
+        try here.close()
+        try there.close()
+    }
+}
