@@ -322,7 +322,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit",
                 "PersistenceKit", "TetherJSON", "TetherTesting", "TetherTestingTraits", "TransportConformance",
-                "TetherConcurrency",
+                "TetherConcurrency", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -2,6 +2,7 @@ import PersistenceKit
 import Logging
 public import PipelineKit
 import SQLiteAdapter
+import ServiceLifecycle
 
 /// `type: sqlite` — the document store and the entity cache in SQLite files (GRDB, WAL, created 0600), closed by
 /// the pipeline's `ServiceGroup` when it stops. Relative paths are resolved against the configuration file's
@@ -15,6 +16,8 @@ import SQLiteAdapter
 ///   busy_timeout: 5s
 ///   max_readers: 5
 ///   integrity_check_on_open: true
+///   follow_other_processes: false       # true when other processes write the store too
+///   follow_interval: 50ms               # how often their commits are looked for
 /// ```
 public struct SQLitePersistencePlugin: PipelinePlugin {
     /// "sqlite".
@@ -32,11 +35,17 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         public var maxReaders: Int
         /// Whether opening runs `PRAGMA quick_check` (reads the whole file).
         public var checksIntegrityOnOpen: Bool
+        /// Whether the pipeline follows the store's change log, so that live queries hear other processes' writes
+        /// (`SQLiteDocumentStore.followOtherProcesses(checkingEvery:)`, run in the pipeline's service group).
+        public var followsOtherProcesses: Bool
+        /// How often the change log is read for other processes' commits.
+        public var followInterval: Duration
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
             case storePath = "store_path", cachePath = "cache_path", busyTimeout = "busy_timeout"
             case maxReaders = "max_readers", checksIntegrityOnOpen = "integrity_check_on_open"
+            case followsOtherProcesses = "follow_other_processes", followInterval = "follow_interval"
         }
 
         /// `tether-store.sqlite` and `tether-cache.sqlite`, with SQLiteAdapter's defaults.
@@ -47,6 +56,8 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             busyTimeout = defaults.busyTimeout
             maxReaders = defaults.maximumReaderCount
             checksIntegrityOnOpen = defaults.checksIntegrityOnOpen
+            followsOtherProcesses = false
+            followInterval = .milliseconds(50)
         }
 
         /// Decodes the settings.
@@ -62,6 +73,8 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             busyTimeout = try settings.duration(.busyTimeout, default: busyTimeout, allowsZero: true)
             maxReaders = try settings.decode(.maxReaders, default: maxReaders, where: { $0 >= 1 }, "must be at least 1")
             checksIntegrityOnOpen = try settings.decode(.checksIntegrityOnOpen, default: checksIntegrityOnOpen)
+            followsOtherProcesses = try settings.decode(.followsOtherProcesses, default: followsOtherProcesses)
+            followInterval = try settings.duration(.followInterval, default: followInterval)
             if let cachePath, cachePath == storePath {
                 try settings.invalid(.cachePath, "the cache needs a file of its own (both are '\(storePath)')")
             }
@@ -96,11 +109,12 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             try? store.close()
             throw error
         }
-        let closer = ShutdownAction("SQLite files") {
-            try store.close()
-        }
-        let summary = "SQLite: store \(storePath)" + (cachePath.map { ", cache \($0)" } ?? ", no cache")
-        return PersistenceComponent(documents: store, entityCache: cache, lifecycle: closer, summary: summary)
+        let lifecycle = SQLiteFilesService(
+            store: store, following: settings.followsOtherProcesses ? settings.followInterval : nil)
+        let summary =
+            "SQLite: store \(storePath)" + (settings.followsOtherProcesses ? " (following other processes)" : "")
+            + (cachePath.map { ", cache \($0)" } ?? ", no cache")
+        return PersistenceComponent(documents: store, entityCache: cache, lifecycle: lifecycle, summary: summary)
     }
 }
 
@@ -111,5 +125,33 @@ struct SameFile: Error, CustomStringConvertible {
 
     var description: String {
         "cache_path (\(cachePath)) is the same file as store_path (\(storePath)); the cache needs a file of its own"
+    }
+}
+
+/// The SQLite files in the pipeline's service group: follows the store's change log while the group runs (when
+/// asked), and closes the files when it stops.
+struct SQLiteFilesService: ServiceLifecycle.Service, CustomStringConvertible {
+    let store: SQLiteDocumentStore
+    /// How often to read the change log; nil when other processes' commits are not followed.
+    let following: Duration?
+
+    var description: String { "SQLite files" + (following == nil ? "" : ", following other processes") }
+
+    func run() async throws {
+        var failure: (any Error)?
+        if let interval = following {
+            let store = store
+            do {
+                try await cancelWhenGracefulShutdown { try await store.followOtherProcesses(checkingEvery: interval) }
+            } catch is CancellationError {
+                // The group is shutting down.
+            } catch {
+                failure = error  // the file can no longer be read: the group stops, the files still close
+            }
+        } else {
+            try? await gracefulShutdown()
+        }
+        try store.close()
+        if let failure { throw failure }
     }
 }

@@ -7,6 +7,7 @@ import PipelineKit
 import PipelinePlugins
 import RegistryKit
 import ResourceKit
+import SQLiteAdapter
 import ServiceLifecycle
 import TetherConcurrency
 import TetherJSON
@@ -211,6 +212,30 @@ struct AssemblyTests {
             await #expect(throws: PersistenceError.self) {
                 _ = try await pipeline.store.collection("items").upsert(["_id": "2"])
             }
+        }
+    }
+
+    @Test("follow_other_processes: a live query in the pipeline hears another writer of the SQLite file; shutdown stops the follower and closes the file")
+    func followsOtherProcesses() async throws {
+        try await withTemporaryDirectory { directory in
+            let configuration = try load("""
+                persistence: { type: sqlite, store_path: store.sqlite, cache_path: null, follow_other_processes: true, follow_interval: 5ms }
+                """, baseDirectory: directory)
+            let pipeline = try AssembledPipeline.assemble(configuration)
+            let other = try SQLiteDocumentStore(path: directory.appendingPathComponent("store.sqlite").path)
+            let delivered = LockedValue<Int>(0)
+            let app = ApplicationService {
+                let liveQuery = try pipeline.store.collection("items").findAll().observeLocal { documents, _ in
+                    delivered.withLock { $0 = documents.count }
+                }
+                for index in 0..<20 { try await other.upsert(["_id": .string("d\(index)")], into: "items") }
+                try await eventually(within: .seconds(60)) { delivered.withLock { $0 } == 20 }
+                await liveQuery.stop()
+            }
+            try await pipeline.serviceGroup(running: app, logger: Logger(label: "test")).run()
+            #expect(delivered.withLock { $0 } == 20)
+            await #expect(throws: PersistenceError.self) { _ = try await pipeline.store.collection("items").upsert(["_id": "late"]) }
+            try other.close()
         }
     }
 
