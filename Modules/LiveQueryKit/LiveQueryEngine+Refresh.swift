@@ -9,20 +9,25 @@ extension LiveQueryEngine {
     /// when that is exact, by running the query otherwise.
     func apply(_ changes: ChangeSet) async {
         let collections = changes.collections
+        // Commits whose changes are unknown (pruned from a change log before this process read them) may have
+        // touched any collection: every query is run again.
+        let touches = { (collection: String) in changes.hasUnknownChanges || collections.contains(collection) }
         let candidates = state.withLock { state in
             // Results in other collections stay exact through these commits.
             for (query, evaluation) in state.evaluations
-            where !collections.contains(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
+            where !touches(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
                 state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
             }
             return state.evaluations.filter {
-                collections.contains($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
+                touches($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
             }
             .map { ($0.key, $0.value) }
         }
         for (query, evaluation) in candidates {
             // A failing query is run again at each commit that touches its collection, until it succeeds.
-            let refreshed = evaluation.isFailing ? .rerun : await refresh(query, evaluation, changes: changes)
+            let refreshed =
+                evaluation.isFailing || changes.hasUnknownChanges
+                ? .rerun : await refresh(query, evaluation, changes: changes)
             switch refreshed {
             case .irrelevant(let commit):
                 state.withLock { state in

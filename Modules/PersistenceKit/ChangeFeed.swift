@@ -73,6 +73,14 @@ public final class ChangeFeed: Sendable {
         for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
     }
 
+    /// Publishes that the changes of `commits` are not known (for stores whose change log lost them): every
+    /// consumer must read again (``ChangeSet/hasUnknownChanges``).
+    public func publishUnknownChanges(in commits: ClosedRange<UInt64>) {
+        commitCounter.withLock { $0 = max($0, commits.upperBound) }
+        let set = ChangeSet(unknownChangesIn: commits)
+        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
+    }
+
     /// Ends every subscription (for stores, when they close): handlers are no longer called, streams end.
     public func finish() {
         finished.withLock { $0 = true }

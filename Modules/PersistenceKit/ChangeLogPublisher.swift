@@ -11,8 +11,8 @@ public final class ChangeLogPublisher: Sendable {
     public struct Outcome: Sendable, Equatable {
         /// How many entries went to the feed (those already published are skipped).
         public var published: Int
-        /// The commits that are not in the log any more and so could not be published (pruned while this process
-        /// was not reading, for longer than the retention), or nil when none is missing.
+        /// The commits that are not in the log any more (pruned while this process was not reading, for longer than
+        /// the retention), published as unknown changes so that consumers read again; nil when none is missing.
         public var missing: ClosedRange<UInt64>?
 
         /// Makes an outcome.
@@ -42,8 +42,10 @@ public final class ChangeLogPublisher: Sendable {
             var outcome = Outcome(published: 0, missing: nil)
             for entry in entries where entry.commit > last {
                 if entry.commit > last + 1 {
+                    // Pruned before this process read them: consumers are told to read again, so nothing is lost.
                     let gap = (last + 1)...(entry.commit - 1)
                     outcome.missing = outcome.missing.map { min($0.lowerBound, gap.lowerBound)...gap.upperBound } ?? gap
+                    feed.publishUnknownChanges(in: gap)
                 }
                 feed.publish(entry.changes, commit: entry.commit)
                 last = entry.commit

@@ -33,11 +33,23 @@ public struct ChangeSet: Sendable, Hashable {
     public private(set) var commits: ClosedRange<UInt64>
     /// Each changed document and how it changed.
     public private(set) var changes: [Key: Kind]
+    /// True when what some of ``commits`` changed is not known — they were pruned from a store's change log before
+    /// this process read them (it was stopped for longer than the log keeps entries): any document may have changed,
+    /// and a consumer must read again what it shows. ``changes`` then holds only the changes that are known.
+    public private(set) var hasUnknownChanges: Bool
 
     /// Makes the set for one commit.
     public init(commit: UInt64, changes: [Key: Kind]) {
         self.commits = commit...commit
         self.changes = changes
+        self.hasUnknownChanges = false
+    }
+
+    /// Makes the set for commits whose changes are not known (see ``hasUnknownChanges``).
+    public init(unknownChangesIn commits: ClosedRange<UInt64>) {
+        self.commits = commits
+        self.changes = [:]
+        self.hasUnknownChanges = true
     }
 
     /// The collections with a change.
@@ -52,8 +64,8 @@ public struct ChangeSet: Sendable, Hashable {
         return result
     }
 
-    /// Whether nothing changed (everything in the merged commits cancelled out).
-    public var isEmpty: Bool { changes.isEmpty }
+    /// Whether nothing changed (everything in the merged commits cancelled out, and nothing is unknown).
+    public var isEmpty: Bool { changes.isEmpty && !hasUnknownChanges }
 
     /// Folds a later set into this one. Every document either touched is in the result: a consumer whose view is
     /// somewhere inside the merged span must still hear of it. So a document inserted and later removed is reported
@@ -61,6 +73,7 @@ public struct ChangeSet: Sendable, Hashable {
     /// ``Kind/merging(_:then:)`` says.
     public mutating func merge(_ later: ChangeSet) {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
+        hasUnknownChanges = hasUnknownChanges || later.hasUnknownChanges
         for (key, kind) in later.changes {
             changes[key] = Kind.merging(changes[key], then: kind) ?? .removed
         }

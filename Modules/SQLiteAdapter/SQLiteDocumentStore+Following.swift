@@ -41,8 +41,10 @@ extension SQLiteDocumentStore {
                 let entries = try await pool.read { db in try SQLiteChangeLog.entries(after: after, in: db) }
                 let outcome = publisher.publish(entries)
                 if let missing = outcome.missing {
-                    logger.error(
-                        "commits were pruned from the change log before this process read them; live queries may miss their changes",
+                    // Nothing is lost — they went to the feed as unknown changes, and live queries run again — but
+                    // this process was away longer than the log keeps entries for it: worth a line.
+                    logger.warning(
+                        "commits were pruned from the change log before this process read them; live queries run again",
                         metadata: ["file": "\(path)", "commits": "\(missing.lowerBound)...\(missing.upperBound)"])
                 }
                 if clock.now - registered >= .seconds(1) {

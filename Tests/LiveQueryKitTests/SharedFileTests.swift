@@ -38,4 +38,34 @@ struct SharedFileTests {
         try here.close()
         try there.close()
     }
+
+    @Test("Commits pruned from the log before this store read them: its live queries run again, so a removal among them is not lost")
+    func prunedCommits() async throws {
+        let directory = NSTemporaryDirectory() + "tether-shared-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        let here = try SQLiteDocumentStore(path: path)
+        var pruning = SQLiteConfiguration()
+        pruning.changeLogMinimumAge = .zero
+        let there = try SQLiteDocumentStore(path: path, configuration: pruning)
+        let store = Store(here)
+        try await here.upsert(["_id": "keep"], into: "items")
+        let delivered = LockedValue<[String]>([])
+        let liveQuery = try store.collection("items").findAll().observeLocal { documents, _ in
+            delivered.withLock { $0 = documents.map(\.id).sorted() }
+        }
+        try await eventually { delivered.withLock { $0 } == ["keep"] }
+        // Nobody here follows the log; the other writer prunes it at commit 256, removal included.
+        _ = try await there.remove(id: "keep", from: "items")
+        for index in 0..<300 { try await there.upsert(["_id": .string("n\(index)")], into: "noise") }
+        #expect(try await there.changeLogCount() < 100, "pruned")
+        // This store's next write — to another collection — finds commits missing before the log's first entry:
+        // every query runs again, though no commit it can read touched "items".
+        try await here.upsert(["_id": "mine"], into: "other")
+        try await eventually(within: .seconds(60)) { delivered.withLock { $0 }.isEmpty }
+        await liveQuery.stop()
+        try here.close()
+        try there.close()
+    }
 }

@@ -24,11 +24,13 @@ struct ChangeLogEntryTests {
         }
     }
 
-    @Test("The publisher hands each commit to the feed once, in order, and names commits missing from the log")
+    @Test("The publisher hands each commit to the feed once, in order; commits missing from the log go as unknown changes")
     func publisher() {
         let feed = ChangeFeed()
         let published = PublishedCommits()
-        let subscription = feed.subscribeInline({ published.append($0.commits.upperBound) }, finished: {})
+        let subscription = feed.subscribeInline(
+            { published.append($0.hasUnknownChanges ? "\($0.commits.lowerBound)...\($0.commits.upperBound)?" : "\($0.commits.upperBound)") },
+            finished: {})
         let publisher = ChangeLogPublisher(feed: feed, after: 3)
         func entry(_ commit: UInt64) -> ChangeLogEntry {
             ChangeLogEntry(commit: commit, changes: [.init(collection: "c", id: "\(commit)"): .updated])
@@ -37,13 +39,13 @@ struct ChangeLogEntryTests {
         #expect(publisher.publish([5, 6].map(entry)) == .init(published: 1, missing: nil), "5 only once")
         #expect(publisher.publish([9, 10].map(entry)) == .init(published: 2, missing: 7...8))
         #expect(publisher.lastPublished == 10)
-        #expect(published.all == [4, 5, 6, 9, 10])
+        #expect(published.all == ["4", "5", "6", "7...8?", "9", "10"], "the missing commits as unknown changes, in their place")
         subscription.cancel()
     }
 }
 
 private final class PublishedCommits: Sendable {
-    private let commits = LockedValue<[UInt64]>([])
-    func append(_ commit: UInt64) { commits.withLock { $0.append(commit) } }
-    var all: [UInt64] { commits.withLock { $0 } }
+    private let commits = LockedValue<[String]>([])
+    func append(_ commit: String) { commits.withLock { $0.append(commit) } }
+    var all: [String] { commits.withLock { $0 } }
 }

@@ -20,6 +20,21 @@ struct ChangeSetTests {
         #expect(ChangeSet.Kind.merging(.inserted, then: .updated) == .inserted)
     }
 
+    @Test("Unknown changes are never empty, and survive merging both ways")
+    func unknownChanges() {
+        let a = Key(collection: "c", id: "a")
+        let unknown = ChangeSet(unknownChangesIn: 4...9)
+        #expect(!unknown.isEmpty && unknown.hasUnknownChanges && unknown.commits == 4...9)
+        var later = ChangeSet(commit: 10, changes: [a: .inserted])
+        later.merge(unknown)
+        var earlier = unknown
+        earlier.merge(ChangeSet(commit: 10, changes: [a: .inserted]))
+        for set in [later, earlier] {
+            #expect(set.hasUnknownChanges && set.commits == 4...10 && set.changes == [a: .inserted])
+        }
+        #expect(!ChangeSet(commit: 1, changes: [a: .updated]).hasUnknownChanges)
+    }
+
     @Test(
         "LIKE: % any run, _ one character, \\ escapes; case-sensitive",
         arguments: [
