@@ -54,16 +54,17 @@ enum SQLiteChangeLog {
     /// Deletes the entries that every reader seen within `retention` has passed and that are older than
     /// `minimumAge` (so that a process that opened the file a moment ago and is about to follow it still finds the
     /// commits since it opened), and forgets readers not seen within `retention`.
-    static func prune(in db: Database, now: Date, retention: Duration, minimumAge: Duration) throws {
+    ///
+    /// At most `batch` of the oldest entries are looked at, through the primary key, so a prune costs the same
+    /// however long the log (it runs every 256 commits, so it keeps up).
+    static func prune(in db: Database, now: Date, retention: Duration, minimumAge: Duration, batch: Int64 = 4096) throws {
         let liveSince = now.timeIntervalSince1970 - retention.seconds
         try db.execute(sql: "DELETE FROM tether_change_log_readers WHERE seen_at < ?", arguments: [liveSince])
+        guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(commit_number) FROM tether_change_log") else { return }
+        let passed = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM tether_change_log_readers") ?? Int64.max
         try db.execute(
-            sql: """
-                DELETE FROM tether_change_log
-                WHERE written_at < ?
-                AND commit_number <= COALESCE((SELECT MIN(position) FROM tether_change_log_readers), 9223372036854775807)
-                """,
-            arguments: [now.timeIntervalSince1970 - minimumAge.seconds])
+            sql: "DELETE FROM tether_change_log WHERE commit_number <= ? AND written_at < ?",
+            arguments: [min(passed, oldest + batch - 1), now.timeIntervalSince1970 - minimumAge.seconds])
     }
 
     /// How many entries the log holds (for tests and diagnostics).
