@@ -16,11 +16,9 @@ final class ChangeTracker: TransactionObserver, Sendable {
         var changedRows: Set<Int64> = []
         /// The last row event: how the last statement changed which row.
         var lastEvent: (kind: DatabaseEvent.Kind, row: Int64)?
-        /// The number this transaction's commit will carry, once its writes are done.
-        var commit: UInt64?
-        /// Other processes' commits between the last one published here and this one, from the change log: they go
-        /// to the feed first, at this commit.
-        var preceding: [ChangeLogEntry] = []
+        /// What goes to the feed at commit: other processes' commits between the last one published here and this
+        /// one (from the change log), then this one's entry.
+        var entries: [ChangeLogEntry] = []
 
         /// What the transaction changed so far: each intended change whose rows SQLite reported as changed.
         var confirmed: [ChangeSet.Key: ChangeSet.Kind] {
@@ -54,9 +52,9 @@ final class ChangeTracker: TransactionObserver, Sendable {
     /// returns the commit's entry, for the change log.
     func setCommit(_ commit: UInt64, after preceding: [ChangeLogEntry]) -> ChangeLogEntry {
         pending.withLock { pending in
-            pending.commit = commit
-            pending.preceding = preceding
-            return ChangeLogEntry(commit: commit, changes: pending.confirmed)
+            let entry = ChangeLogEntry(commit: commit, changes: pending.confirmed)
+            pending.entries = preceding + [entry]
+            return entry
         }
     }
 
@@ -82,8 +80,7 @@ final class ChangeTracker: TransactionObserver, Sendable {
     func databaseDidCommit(_ db: Database) {
         let entries = pending.withLock { pending -> [ChangeLogEntry] in
             defer { pending = Pending() }
-            guard let commit = pending.commit else { return [] }
-            return pending.preceding + [ChangeLogEntry(commit: commit, changes: pending.confirmed)]
+            return pending.entries
         }
         if !entries.isEmpty { publisher.publish(entries) }
     }

@@ -10,12 +10,17 @@ import Testing
 /// Live queries over a SQLite file that another process — here, a second store on the same file — writes to.
 @Suite("Live queries on a shared SQLite file")
 struct SharedFileTests {
-    @Test("A live query in one store hears another store's writes to the file, ending on the final state")
-    func anotherWriter() async throws {
+    /// A store path in a folder of its own, removed at exit (`TemporaryFiles`).
+    static func temporaryFile() throws -> String {
         let directory = NSTemporaryDirectory() + "tether-shared-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
+        TemporaryFiles.shared.add(directory)
+        return directory + "/store.sqlite"
+    }
+
+    @Test("A live query in one store hears another store's writes to the file, ending on the final state")
+    func anotherWriter() async throws {
+        let path = try Self.temporaryFile()
         let here = try SQLiteDocumentStore(path: path)
         let there = try SQLiteDocumentStore(path: path)
         let store = Store(here)
@@ -41,10 +46,7 @@ struct SharedFileTests {
 
     @Test("Commits pruned from the log before this store read them: its live queries run again, so a removal among them is not lost")
     func prunedCommits() async throws {
-        let directory = NSTemporaryDirectory() + "tether-shared-" + UUID().uuidString
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
+        let path = try Self.temporaryFile()
         let here = try SQLiteDocumentStore(path: path)
         var pruning = SQLiteConfiguration()
         pruning.changeLogMinimumAge = .zero
