@@ -94,8 +94,10 @@ public struct ConfigurationLoader: Sendable {
         } catch {
             throw ConfigurationError(file: file, issues: [Self.syntaxIssue(error, in: yaml)])
         }
-        let keyIssues = ComplexKeys.issues(in: root)
-        if !keyIssues.isEmpty { throw ConfigurationError(file: file, issues: keyIssues) }
+        let treeIssues = ComplexKeys.issues(in: root) + BaseSixtyNumbers.issues(in: root)
+        if !treeIssues.isEmpty {
+            throw ConfigurationError(file: file, issues: treeIssues.sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
+        }
         let overrides = EnvironmentOverrides.apply(environment, to: &root)
         let log = IssueLog()
         var configuration: PipelineConfiguration?

@@ -292,6 +292,20 @@ struct BadConfigurationTests {
         #expect(found.last?.message.contains("found a mapping") == true)
     }
 
+    @Test("A number YAML reads in base 60 that overflows 64 bits is refused at its line, not a crash (a fuzzer's find)")
+    func baseSixtyOverflow() throws {
+        let found = issues("""
+            live_queries:
+              - { name: q, collection: Op, sort: [-a], limit: 388888888888888888:8888888888888:8888888888888:8 }
+            services:
+              demo: { retry: { statuses: [1:0:0:0:0:0:0:0:0:0:0:0] } }
+            """)
+        #expect(found.map(\.line) == [2, 4], "\(found)")
+        #expect(found.first?.message.contains("too large a number: YAML reads a:b:c as base 60") == true)
+        // Within 64 bits base 60 still reads as YAML says (1:30 is 90 — refused here as a status, but not a crash).
+        #expect(issues("services: { demo: { retry: { statuses: [1:30] } } }").first?.message.contains("base 60") == false)
+    }
+
     @Test("A NUL or another control character is located by line and column")
     func controlCharacters() {
         for (character, name) in [("\u{0}", "NUL"), ("\u{7}", "U+0007")] {
