@@ -68,16 +68,18 @@ public final class ChangeFeed: Sendable {
     /// ``DocumentReader/commit``. An empty set is not published.
     public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind], commit: UInt64) {
         guard !changes.isEmpty else { return }
-        commitCounter.withLock { $0 = max($0, commit) }
-        let set = ChangeSet(commit: commit, changes: changes)
-        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
+        offer(ChangeSet(commit: commit, changes: changes))
     }
 
     /// Publishes that the changes of `commits` are not known (for stores whose change log lost them): every
     /// consumer must read again (``ChangeSet/hasUnknownChanges``).
     public func publishUnknownChanges(in commits: ClosedRange<UInt64>) {
-        commitCounter.withLock { $0 = max($0, commits.upperBound) }
-        let set = ChangeSet(unknownChangesIn: commits)
+        offer(ChangeSet(unknownChangesIn: commits))
+    }
+
+    /// Counts `set`'s commits and hands it to every subscriber.
+    private func offer(_ set: ChangeSet) {
+        commitCounter.withLock { $0 = max($0, set.commits.upperBound) }
         for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
     }
 
