@@ -259,7 +259,7 @@ let package = Package(
         .testTarget(
             name: "URLSessionAdapterTests",
             dependencies: [
-                "URLSessionAdapter", "TransportKit", "TransportConformance",
+                "URLSessionAdapter", "TransportKit", "TransportConformance", "TetherTestingTraits",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/URLSessionAdapterTests"
@@ -267,7 +267,7 @@ let package = Package(
         .testTarget(
             name: "AsyncHTTPClientAdapterTests",
             dependencies: [
-                "AsyncHTTPClientAdapter", "TransportKit", "TransportConformance",
+                "AsyncHTTPClientAdapter", "TransportKit", "TransportConformance", "TetherTestingTraits",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -331,12 +331,12 @@ let package = Package(
         // The sample runner, run as a process: a short configuration, then a broken one.
         .testTarget(
             name: "TetherSampleTests",
-            dependencies: ["tether-sample", "TetherTesting"],
+            dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherSampleTests"
         ),
         .testTarget(
             name: "TetherTestingTraitsTests",
-            dependencies: ["TetherTestingTraits"],
+            dependencies: ["TetherTestingTraits", "TetherConcurrency"],
             path: "Tests/TetherTestingTraitsTests"
         ),
         .testTarget(

@@ -6,8 +6,9 @@ import ServiceLifecycle
 import Testing
 import TransportConformance
 import TransportKit
+import TetherTestingTraits
 
-@Suite("AsyncHTTPClientTransport", .timeLimit(.minutes(1)))
+@Suite("AsyncHTTPClientTransport", .needsProcessorTime, .timeLimit(.minutes(1)))
 struct AsyncHTTPClientTransportTests {
     @Test("Run as a Service, an owned client is shut down when the group shuts down; later sends fail")
     func serviceLifecycle() async throws {

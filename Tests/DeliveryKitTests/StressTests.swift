@@ -7,7 +7,7 @@ import TetherTestingTraits
 
 /// Many producers, many lanes of every policy, signals from other threads and cancellations, at once; run under
 /// `--sanitize=thread` in CI.
-@Suite("Concurrency stress", .onDedicatedThread)
+@Suite("Concurrency stress", .loadsEveryCore, .onDedicatedThread)
 struct DeliveryStressTests {
     /// Checks, per lane, that the handler never overlaps itself, that values never go back, and that at most two
     /// payloads are alive.

@@ -8,7 +8,7 @@ import TetherTestingTraits
 
 /// Rule 8 under load: 8 threads × N random operations on one table, with the invariants checked at every
 /// delivery and at the end. N is 100,000 by default; `TETHER_STRESS_OPS` overrides it.
-@Suite("Concurrency stress", .onDedicatedThread)
+@Suite("Concurrency stress", .loadsEveryCore, .onDedicatedThread)
 struct StressTests {
     static let threadCount = 8
     static let operationsPerThread = ProcessInfo.processInfo.environment["TETHER_STRESS_OPS"].flatMap(Int.init) ?? 100_000

@@ -19,7 +19,7 @@ import TransportKit
 
 /// Configurations assembled into working pipelines: real HTTP on loopback, real SQLite files, live queries, the
 /// memory-pressure path and the lifecycle.
-@Suite("Assembly", .leakChecked)
+@Suite("Assembly", .needsProcessorTime, .leakChecked)
 struct AssemblyTests {
     final class Owner: Sendable {}
 

@@ -26,7 +26,7 @@ final class RemovalWatcher: ResourceObserver {
     }
 }
 
-@Suite("Resource observers: owners churning on 8 threads", .leakChecked)
+@Suite("Resource observers: owners churning on 8 threads", .loadsEveryCore, .leakChecked)
 struct OwnerChurnStressTests {
     @Test("Observers of every flavour and policy, owners dying at random while loads complete: no call after a deinit",
         .enabled(if: stressSeconds > 0, "TETHER_STRESS_SECONDS=0 turns the churn off (CI's ThreadSanitizer stage)"))

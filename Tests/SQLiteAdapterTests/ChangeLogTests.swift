@@ -5,10 +5,11 @@ import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import Testing
+import TetherTestingTraits
 
 /// The change log: commits made through other connections — another process, or a second store on the same file —
 /// reach a store's change feed in commit order, each once.
-@Suite("Change log across processes")
+@Suite("Change log across processes", .needsProcessorTime)
 struct ChangeLogTests {
     /// Every commit the feed publishes, and every document id it names.
     final class FeedRecord: Sendable {

@@ -5,7 +5,7 @@ import Testing
 import TetherTestingTraits
 import TransportConformance
 
-@Suite("Restarts and crashes, in real separate processes", .serialized, .timeLimit(.minutes(2)), .leakChecked)
+@Suite("Restarts and crashes, in real separate processes", .serialized, .needsProcessorTime, .timeLimit(.minutes(2)), .leakChecked)
 struct CrashAndRestartTests {
     @Test("SIGKILL mid-write: the file opens intact and holds every commit the child reported done")
     func sigkill() async throws {

@@ -3,10 +3,11 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TetherTestingTraits
 #endif
 
 /// Security: the embedded demo API listens on the loopback interface only.
-@Suite("The demo server is reachable on loopback only")
+@Suite("The demo server is reachable on loopback only", .needsProcessorTime)
 struct LoopbackOnlyTests {
     @Test("Connections to the machine's other addresses are refused; loopback connects", .enabled(if: Self.otherAddress() != nil))
     func loopbackOnly() async throws {

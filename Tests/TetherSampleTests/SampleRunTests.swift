@@ -1,9 +1,10 @@
 import Foundation
 import TetherTesting
 import Testing
+import TetherTestingTraits
 
 /// The sample runner as a user runs it: a process, a configuration file, a report on disk.
-@Suite("The sample runner")
+@Suite("The sample runner", .needsProcessorTime)
 struct SampleRunTests {
     /// Small sizes, real parts: the embedded server on loopback, AsyncHTTPClient, SQLite files in the folder.
     static let shortConfiguration = """

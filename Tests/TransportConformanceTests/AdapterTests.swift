@@ -6,7 +6,7 @@ import TransportConformance
 import TransportKit
 
 /// What each real adapter promises beyond the conformance suite: large bodies, a size limit, redacted logs.
-@Suite("Real transports", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("Real transports", .needsProcessorTime, .timeLimit(.minutes(1)), .leakChecked)
 struct AdapterTests {
     @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
     func fiftyMegabytes(_ kind: RealTransport) async throws {

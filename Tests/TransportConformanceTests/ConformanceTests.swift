@@ -7,7 +7,7 @@ import URLSessionAdapter
 
 /// Every transport Tether ships passes the same suite: the double against the in-memory host, the real ones against
 /// a Hummingbird server and a misbehaving TCP peer on loopback.
-@Suite("Transport conformance", .leakChecked)
+@Suite("Transport conformance", .needsProcessorTime, .leakChecked)
 struct ConformanceTests {
     @Test("InMemoryTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
     func inMemory(_ check: ConformanceCheck) async throws {

@@ -2,8 +2,9 @@ import Testing
 import TransportConformance
 import TransportKit
 import URLSessionAdapter
+import TetherTestingTraits
 
-@Suite("URLSessionTransport", .timeLimit(.minutes(1)))
+@Suite("URLSessionTransport", .needsProcessorTime, .timeLimit(.minutes(1)))
 struct URLSessionTransportTests {
     final class Weak: @unchecked Sendable {
         weak var transport: URLSessionTransport?

@@ -1,0 +1,67 @@
+import Foundation
+public import Testing
+
+/// A Swift Testing trait that keeps tests which load every core on purpose apart from tests whose deadlines assume
+/// a processor to run on.
+///
+/// The owner-churn stress tests run two dozen threads for 20 s; on a two-core machine, a transport conformance
+/// check beside them — a loopback request through SwiftNIO, five redirects, a TLS handshake — could miss its 10 s
+/// correctness deadline, or its request time out, through no fault of the transport (it happened in release builds,
+/// where the workers spin fastest). Mark the first kind ``Testing/Trait/loadsEveryCore`` and the second
+/// ``Testing/Trait/needsProcessorTime``: tests of one kind run beside each other and beside every unmarked test, never
+/// beside the other kind. A test waiting for its turn is suspended before it starts, so its own deadlines do not
+/// count the wait.
+///
+/// ```swift
+/// @Suite("Owners churning on 8 threads", .loadsEveryCore)
+/// struct ChurnTests { … }
+///
+/// @Suite("Transport conformance", .needsProcessorTime)
+/// struct ConformanceTests { … }
+/// ```
+public struct ProcessorShareTrait: TestTrait, SuiteTrait, TestScoping {
+    /// What a test asks of the processor.
+    public enum Share: Hashable, Sendable {
+        /// Keeps every core busy on purpose (stress).
+        case loadsEveryCore
+        /// Has deadlines that assume a fair share of the processor (real sockets, child processes).
+        case needsProcessorTime
+    }
+
+    /// This trait's kind of test.
+    public let share: Share
+
+    /// Applies to every test in a suite, one turn per test case.
+    public var isRecursive: Bool { true }
+
+    /// Makes the trait; see ``Testing/Trait/loadsEveryCore`` and ``Testing/Trait/needsProcessorTime``.
+    public init(_ share: Share) {
+        self.share = share
+    }
+
+    /// Runs the test once its kind has the turn.
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // The trait on a suite and on one of its tests: one turn is enough. (Under the other kind's turn, the outer
+        // turn decides: waiting for our own would wait for ourselves.)
+        guard Self.current == nil else { return try await function() }
+        await Self.gate.enter(share)
+        defer { Self.gate.leave(share) }
+        try await Self.$current.withValue(share) { try await function() }
+    }
+
+    /// The turn the current task holds, if any.
+    @TaskLocal static var current: Share?
+
+    /// Shared by every test in the process.
+    static let gate = PhaseGate<Share>()
+}
+
+extension Trait where Self == ProcessorShareTrait {
+    /// Keeps every core busy on purpose: never runs beside a test marked ``needsProcessorTime``.
+    public static var loadsEveryCore: Self { ProcessorShareTrait(.loadsEveryCore) }
+
+    /// Has deadlines that assume a fair share of the processor: never runs beside a test marked ``loadsEveryCore``.
+    public static var needsProcessorTime: Self { ProcessorShareTrait(.needsProcessorTime) }
+}
