@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the live-query parser and the configuration loader with libFuzzer (-sanitize=fuzzer,address).
 #   Scripts/fuzz.sh [query-parser|configuration-loader|all] [runs]     (default: all, 1000000 runs each)
+# FUZZ_TIMEOUT (seconds, default 10) is how long one input may take before it counts as a hang; raise it when the
+# fuzzer runs niced beside other work, where an input can wait that long for a processor.
 # The seed corpora are committed under Fuzz/<Target>/corpus; what the fuzzer adds goes to .build-fuzz/corpus/<target>.
 # A crash leaves its input as .build-fuzz/crash-*: turn it into a fixed bug and a regression test.
 set -euo pipefail
@@ -16,7 +18,7 @@ fuzz() {
     local corpus=".build-fuzz/corpus/$product"
     mkdir -p "$corpus"
     echo "=== $product: $runs runs"
-    ".build-fuzz/release/$product" "$corpus" "$seeds" -runs="$runs" -max_len="$max_len" -timeout=10 \
+    ".build-fuzz/release/$product" "$corpus" "$seeds" -runs="$runs" -max_len="$max_len" -timeout="${FUZZ_TIMEOUT:-10}" \
         -rss_limit_mb=4096 -artifact_prefix=.build-fuzz/ -print_final_stats=1 2>&1 | tee ".build-fuzz/$product.log" | grep -E "^#[0-9]+ +(DONE|INITED)|^Done|stat::|ERROR|SUMMARY" || true
     if grep -qE "ERROR: (libFuzzer|AddressSanitizer)|deadly signal|Fatal error" ".build-fuzz/$product.log"; then
         echo "error: $product found a problem; see .build-fuzz/$product.log and .build-fuzz/crash-*"
