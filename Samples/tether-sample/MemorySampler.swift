@@ -2,14 +2,18 @@ import Foundation
 import TetherConcurrency
 import TransportKit
 
-/// Samples this process's resident memory (`/proc/self/statm`) on a thread of its own, so that the samples go on
-/// whatever the scenario's threads are doing.
+/// Samples this process's resident memory (`/proc/self/statm`) and, given a ``ResultTally``, the consumer's results
+/// alive, on a thread of its own, so that the samples go on whatever the scenario's threads are doing.
 final class MemorySampler: Sendable {
     struct Sample: Sendable {
         /// Milliseconds since sampling started.
         var milliseconds: Double
         /// Resident memory, in MiB.
         var megabytes: Double
+        /// The consumer's results alive (0 without a tally).
+        var results = 0
+        /// Their size, in MiB.
+        var resultMegabytes = 0.0
     }
 
     private let samples = LockedValue<[Sample]>([])
@@ -17,14 +21,18 @@ final class MemorySampler: Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts sampling every `interval`.
-    init(interval: Duration) {
+    init(interval: Duration, tally: ResultTally? = nil) {
         let start = ContinuousClock.now
         let samples = samples, running = running, finished = finished
         let pause = max(interval.timeInterval, 0.001)
         Thread.detachNewThread {
             while running.withLock({ $0 }) {
                 let elapsed = (ContinuousClock.now - start).timeInterval * 1000
-                samples.withLock { $0.append(Sample(milliseconds: elapsed, megabytes: Double(Self.residentBytes()) / 1_048_576)) }
+                let results = tally?.now ?? ResultTally.Counts()
+                let sample = Sample(
+                    milliseconds: elapsed, megabytes: Double(Self.residentBytes()) / 1_048_576, results: results.alive,
+                    resultMegabytes: Double(results.bytes) / 1_048_576)
+                samples.withLock { $0.append(sample) }
                 Thread.sleep(forTimeInterval: pause)
             }
             finished.signal()

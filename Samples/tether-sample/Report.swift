@@ -1,107 +1,138 @@
 import Foundation
 
-/// Writes `tether-report.html`: one self-contained page (no external assets) with the scenario tables and, for
-/// each delivery policy, an SVG chart of resident memory over time against the naive pattern's.
+/// Writes `tether-report.html`: one self-contained page (no external assets) with the scenario tables, for each
+/// delivery policy an SVG chart of the consumer's results alive against the naive pattern's, and one of resident
+/// memory for every run.
 struct Report {
     let configurationFile: String
     let baseURL: String
     let persistence: PersistenceScenario.Result
     let ownership: OwnershipScenario.Result
-    let backPressure: [BackPressureScenario.Run]
+    let backPressure: BackPressureScenario.Outcome
     let failures: [String]
     let generated: Date
 
     func html() -> String {
-        let naive = backPressure.first { $0.policy == "naive" }
-        let charts = backPressure.filter { $0.policy != "naive" }.map { chart($0, against: naive) }.joined(separator: "\n")
-        return """
-            <!DOCTYPE html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <title>Tether sample report</title>
-            <style>
-            body { font: 15px/1.5 -apple-system, system-ui, sans-serif; margin: 2em auto; max-width: 980px; color: #222; padding: 0 1em; }
-            h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
-            table { border-collapse: collapse; margin: 1em 0; } th, td { padding: 4px 10px; border: 1px solid #ddd; text-align: right; }
-            th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
-            .ok { color: #1a7f37; } .bad { color: #c62828; } .meta { color: #666; }
-            figure { margin: 1.5em 0; } figcaption { color: #555; }
-            </style>
-            </head>
-            <body>
-            <h1>Tether sample report</h1>
-            <p class="meta">Generated \(escape(ISO8601DateFormatter().string(from: generated))) from \(escape(configurationFile)); server \(escape(baseURL)); \(escape(persistence.persistence)).</p>
-            <p class="\(failures.isEmpty ? "ok" : "bad")">\(failures.isEmpty ? "Every promise the sample checks held." : "Broken promises: " + failures.map(escape).joined(separator: "; "))</p>
+        """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8">
+        <title>Tether sample report</title>
+        <style>
+        body { font: 15px/1.5 -apple-system, system-ui, sans-serif; margin: 2em auto; max-width: 980px; color: #222; padding: 0 1em; }
+        h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ddd; }
+        table { border-collapse: collapse; margin: 1em 0; } th, td { padding: 4px 10px; border: 1px solid #ddd; text-align: right; }
+        th:first-child, td:first-child { text-align: left; } th { background: #f4f4f4; }
+        .ok { color: #1a7f37; } .bad { color: #c62828; } .meta { color: #666; }
+        figure { margin: 1.5em 0; } figcaption { color: #444; max-width: 900px; }
+        </style>
+        </head>
+        <body>
+        <h1>Tether sample report</h1>
+        <p class="meta">Generated \(escape(ISO8601DateFormatter().string(from: generated))) from \(escape(configurationFile)); server \(escape(baseURL)); \(escape(persistence.persistence)).</p>
+        <p class="\(failures.isEmpty ? "ok" : "bad")">\(failures.isEmpty ? "Every promise the sample checks held." : "Broken promises: " + failures.map(escape).joined(separator: "; "))</p>
 
-            <h2>Back pressure: memory over time</h2>
-            <p>A fast writer updates the <code>items</code> collection while a slow consumer observes <code>store_id == 'abc123'</code>.
-            Each chart shows resident memory under one delivery policy (blue) and under the naive pattern, which dispatches every change to the consumer's queue (red).</p>
-            \(charts)
-            \(backPressureTable())
+        <h2>Back pressure: results alive over time</h2>
+        <p>A fast writer updates the <code>items</code> collection while a slow consumer observes <code>store_id == 'abc123'</code>:
+        \(backPressure.calibration.writes) commits per run; each result is the query's documents turned into a view model, and the consumer takes
+        \(String(format: "%.1f", backPressure.calibration.consumerDelay.milliseconds)) ms to render one — \(String(format: "%.0f", Double(backPressure.calibration.consumerDelay.milliseconds / max(backPressure.calibration.resultIntervalMilliseconds, 0.001)))) times
+        the interval at which this machine offered results in a calibration run. Results alive are counted by their <code>deinit</code>.</p>
+        \(backPressure.policies.map(resultsChart).joined(separator: "\n"))
+        \(residentChart())
+        \(backPressureTable())
 
-            <h2>Ownership and eviction</h2>
-            \(ownershipTable())
+        <h2>Ownership and eviction</h2>
+        \(ownershipTable())
 
-            <h2>Persistence</h2>
-            \(persistenceTable())
-            </body>
-            </html>
-            """
+        <h2>Persistence</h2>
+        \(persistenceTable())
+        </body>
+        </html>
+        """
     }
 
     func write(to path: String) throws {
         try html().write(toFile: path, atomically: true, encoding: .utf8)
     }
 
-    private func chart(_ run: BackPressureScenario.Run, against naive: BackPressureScenario.Run?) -> String {
-        let width = 900.0, height = 260.0, left = 60.0, bottom = 36.0, top = 14.0, right = 16.0
-        let series = [run] + (naive.map { [$0] } ?? [])
-        let maxTime = max(series.compactMap { $0.samples.last?.milliseconds }.max() ?? 1, 1)
-        let deltas = series.flatMap { run in run.samples.map { $0.megabytes - run.baselineMegabytes } }
-        let maxDelta = max((deltas.max() ?? 1) * 1.1, 1)
-        func x(_ milliseconds: Double) -> Double { left + milliseconds / maxTime * (width - left - right) }
-        func y(_ megabytes: Double) -> Double { height - bottom - max(megabytes, 0) / maxDelta * (height - bottom - top) }
-        func line(_ run: BackPressureScenario.Run, color: String) -> String {
-            let points = run.samples.map { String(format: "%.1f,%.1f", x($0.milliseconds), y($0.megabytes - run.baselineMegabytes)) }
-            return "<polyline fill=\"none\" stroke=\"\(color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"><title>\(escape(run.policy))</title></polyline>"
-        }
-        var grid = ""
-        for step in 0...4 {
-            let value = maxDelta * Double(step) / 4
-            grid += String(format: "<line x1=\"%.0f\" x2=\"%.0f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eee\"/>", left, width - right, y(value), y(value))
-            grid += String(format: "<text x=\"%.0f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#666\">+%.1f MB</text>", left - 6, y(value) + 4, value)
-            let time = maxTime * Double(step) / 4
-            grid += String(format: "<text x=\"%.1f\" y=\"%.0f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#666\">%.1f s</text>", x(time), height - bottom + 16, time / 1000)
-        }
-        let legend = "<text x=\"\(Int(left) + 8)\" y=\"\(Int(top) + 12)\" font-size=\"12\" fill=\"#1565c0\">\(escape(run.policy))</text>"
-            + (naive == nil ? "" : "<text x=\"\(Int(left) + 8)\" y=\"\(Int(top) + 28)\" font-size=\"12\" fill=\"#c62828\">naive</text>")
+    private static let policyColor = "#1565c0", naiveColor = "#c62828", storeColor = "#888888"
+
+    private static func seconds(_ samples: [MemorySampler.Sample], _ value: (MemorySampler.Sample) -> Double) -> [(Double, Double)] {
+        samples.map { ($0.milliseconds / 1000, value($0)) }
+    }
+
+    /// One policy against the naive pattern: megabytes of the consumer's results alive.
+    private func resultsChart(_ run: BackPressureScenario.Run) -> String {
+        let naive = backPressure.naive
+        var series = naive.map {
+            [LineChart.Series(name: "naive", color: Self.naiveColor, points: Self.seconds($0.samples) { $0.resultMegabytes })]
+        } ?? []
+        series.append(.init(
+            name: run.policy, color: Self.policyColor, points: Self.seconds(run.samples) { $0.resultMegabytes }, emphasised: true))
+        let chart = LineChart(
+            identifier: "results-\(run.policy)", label: "Results alive over time: \(run.policy) against naive",
+            xTitle: "seconds since the writer started", yTitle: "results alive (MB)", series: series,
+            yTick: { "\(LineChart.format($0)) MB" }, xTick: { "\(LineChart.format($0)) s" })
+        let held = backPressure.contrastHeld
+        let sentence = naive.map { naive in
+            String(
+                format: "Under %@ the consumer never held more than %d result%@ (%.2f MB) — a flat line — while the naive pattern piled up to %d (%.1f MB) and took %.1f s after the last write to reach the final state, against %.0f ms. ",
+                run.policy, run.mostResults, run.mostResults == 1 ? "" : "s", run.mostResultMegabytes, naive.mostResults, naive.mostResultMegabytes,
+                naive.finalStateMilliseconds / 1000, run.finalStateMilliseconds)
+                + (held ? "Held: the contrast is at least \(BackPressureScenario.contrastFactor) times, in count and bytes." : "NOT held: the naive pattern did not pile up by a clear factor.")
+        } ?? "No naive run to compare with."
         return """
             <figure>
-            <svg class="chart" data-policy="\(escape(run.policy))" xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" role="img" aria-label="Resident memory over time: \(escape(run.policy)) against naive">
-            \(grid)
-            <line x1="\(Int(left))" x2="\(Int(left))" y1="\(Int(top))" y2="\(Int(height - bottom))" stroke="#999"/>
-            <line x1="\(Int(left))" x2="\(Int(width - right))" y1="\(Int(height - bottom))" y2="\(Int(height - bottom))" stroke="#999"/>
-            \(naive.map { line($0, color: "#c62828") } ?? "")
-            \(line(run, color: "#1565c0"))
-            \(legend)
-            </svg>
-            <figcaption>\(escape(run.policy)): peak +\(String(format: "%.1f", run.peakDeltaMegabytes)) MB, at most \(run.maxWaiting) results held\(naive.map { String(format: "; naive: peak +%.1f MB, up to %d changes queued", $0.peakDeltaMegabytes, $0.maxWaiting) } ?? "").</figcaption>
+            \(chart.svg())
+            <figcaption class="\(held ? "ok" : "bad")">\(escape(sentence))</figcaption>
+            </figure>
+            """
+    }
+
+    /// Resident memory above each run's start, with the writer alone for the store's own growth.
+    private func residentChart() -> String {
+        let alone = backPressure.writerAlone
+        var series = [LineChart.Series(
+            name: "writer alone", color: Self.storeColor,
+            points: Self.seconds(alone.samples) { $0.megabytes - alone.baselineMegabytes })]
+        let colors = ["next-signal": "#1565c0", "deliver-on-queue": "#2e7d32", "immediate": "#6a1b9a", "naive": Self.naiveColor]
+        for run in backPressure.runs {
+            series.append(.init(
+                name: run.policy, color: colors[run.policy] ?? "#000",
+                points: Self.seconds(run.samples) { $0.megabytes - run.baselineMegabytes }, emphasised: run.policy != "naive"))
+        }
+        let chart = LineChart(
+            identifier: "resident", label: "Resident memory over time, every run",
+            xTitle: "seconds since the writer started", yTitle: "resident memory above the run's start (MB)", series: series,
+            yTick: { "+\(LineChart.format($0)) MB" }, xTick: { "\(LineChart.format($0)) s" })
+        let policiesPeak = backPressure.policies.map(\.peakDeltaMegabytes).max() ?? 0
+        let sentence = String(
+            format: "Resident memory mixes in the store's page cache and WAL and what the allocator keeps: the writer alone, with no observer, grew it by %.1f MB; the policies by at most %.1f MB; the naive pattern by %.1f MB. The allocator keeps freed memory for reuse, so the naive line stays up after its results are gone; the chart above counts the results themselves.",
+            alone.peakDeltaMegabytes, policiesPeak, backPressure.naive?.peakDeltaMegabytes ?? 0)
+        return """
+            <figure>
+            \(chart.svg())
+            <figcaption>\(escape(sentence))</figcaption>
             </figure>
             """
     }
 
     private func backPressureTable() -> String {
         var rows = ""
-        for run in backPressure {
+        for run in backPressure.runs {
             rows += "<tr><td>\(escape(run.policy))</td><td>\(run.writes)</td><td>\(String(format: "%.0f", run.writerMilliseconds))</td>"
-                + "<td>\(run.deliveries)</td><td>\(run.coalesced)</td><td>\(run.maxWaiting)</td>"
-                + "<td>\(String(format: "%.1f", run.peakDeltaMegabytes))</td><td>\(String(format: "%.0f", run.finalStateMilliseconds))</td>"
+                + "<td>\(run.offered)</td><td>\(run.deliveries)</td><td>\(run.coalesced)</td><td>\(run.mostResults)</td>"
+                + "<td>\(String(format: "%.2f", run.mostResultMegabytes))</td><td>\(String(format: "%.1f", run.peakDeltaMegabytes))</td>"
+                + "<td>\(String(format: "%.0f", run.finalStateMilliseconds))</td>"
                 + "<td class=\"\(run.finalStateCorrect ? "ok" : "bad")\">\(run.finalStateCorrect ? "yes" : "no")</td></tr>\n"
         }
+        let alone = backPressure.writerAlone
+        rows += "<tr><td>writer alone</td><td>\(alone.writes)</td><td>\(String(format: "%.0f", alone.writerMilliseconds))</td>"
+            + "<td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>\(String(format: "%.1f", alone.peakDeltaMegabytes))</td><td>–</td><td>–</td></tr>\n"
         return """
             <table>
-            <tr><th>Delivery</th><th>Writes</th><th>Writer ms</th><th>Results processed</th><th>Coalesced</th><th>Most waiting</th><th>Peak memory +MB</th><th>Final state after ms</th><th>Final state right</th></tr>
+            <tr><th>Delivery</th><th>Writes</th><th>Writer ms</th><th>Results offered</th><th>Processed</th><th>Coalesced</th><th>Most alive</th><th>Most alive MB</th><th>Resident +MB</th><th>Final state after ms</th><th>Final state right</th></tr>
             \(rows)</table>
             """
     }
@@ -137,7 +168,6 @@ struct Report {
     }
 
     private func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        LineChart.escape(text)
     }
 }

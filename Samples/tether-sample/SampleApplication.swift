@@ -60,17 +60,17 @@ struct SampleApplication: ServiceLifecycle.Service {
         ).run()
 
         console.section("4. Back pressure: a fast writer, a slow consumer")
-        let runs = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console).run()
+        let backPressure = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console).run()
 
         let report = Report(
             configurationFile: configurationFile, baseURL: baseURL, persistence: persistence, ownership: ownership,
-            backPressure: runs, failures: console.failures, generated: Date())
+            backPressure: backPressure, failures: console.failures, generated: Date())
         do {
             try report.write(to: reportPath)
         } catch {
             console.check(false, "the report was written to \(reportPath) (\(error))")
         }
-        Summary(persistence: persistence, ownership: ownership, backPressure: runs, server: server).print(to: console)
+        Summary(persistence: persistence, ownership: ownership, backPressure: backPressure, server: server).print(to: console)
         console.always(String(
             format: "Report: %@ · %@ · %.1f s", reportPath,
             console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED",
@@ -82,18 +82,22 @@ struct SampleApplication: ServiceLifecycle.Service {
 struct Summary {
     let persistence: PersistenceScenario.Result
     let ownership: OwnershipScenario.Result
-    let backPressure: [BackPressureScenario.Run]
+    let backPressure: BackPressureScenario.Outcome
     let server: DemoServer?
 
     func print(to console: Console) {
-        var rows: [[String]] = [["Delivery", "Results", "Coalesced", "Most waiting", "Peak +MB", "Final state after", "Right"]]
-        for run in backPressure {
+        var rows: [[String]] = [
+            ["Delivery", "Offered", "Processed", "Coalesced", "Most alive", "Alive MB", "Resident +MB", "Final state after", "Right"]
+        ]
+        for run in backPressure.runs {
             rows.append([
-                run.policy, "\(run.deliveries)", "\(run.coalesced)", "\(run.maxWaiting)",
-                String(format: "%.1f", run.peakDeltaMegabytes), String(format: "%.0f ms", run.finalStateMilliseconds),
-                run.finalStateCorrect ? "yes" : "NO",
+                run.policy, "\(run.offered)", "\(run.deliveries)", "\(run.coalesced)", "\(run.mostResults)",
+                String(format: "%.1f", run.mostResultMegabytes), String(format: "%.1f", run.peakDeltaMegabytes),
+                String(format: "%.0f ms", run.finalStateMilliseconds), run.finalStateCorrect ? "yes" : "NO",
             ])
         }
+        let alone = backPressure.writerAlone
+        rows.append([alone.policy, "–", "–", "–", "–", "–", String(format: "%.1f", alone.peakDeltaMegabytes), "–", "–"])
         console.always("\nSummary")
         console.always(Self.table(rows))
         console.always(

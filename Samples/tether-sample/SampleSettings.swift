@@ -11,20 +11,26 @@ struct SampleSettings: Decodable, Sendable {
     var screens = 12
     /// Ownership: how many item details each screen reads without observing.
     var detailsPerScreen = 4
-    /// Back pressure: how many documents the collection holds.
+    /// Back pressure: how many documents the collection holds (a third of them match the live query).
     var documents = 1500
-    /// Back pressure: how many commits the fast writer makes.
-    var writes = 6000
-    /// Back pressure: how long the slow consumer takes per delivery.
-    var consumerDelay = Duration.milliseconds(10)
+    /// Back pressure: the size of each document's `notes` text, so that a result is as big as a real screen's list.
+    var documentSize = 384
+    /// Back pressure: how many results the naive observer is offered per run. The writer's commit count is sized
+    /// from it at start-up, from the rate this machine delivers results at.
+    var arrivals = 100
+    /// Back pressure: the slow consumer takes this many times the interval at which results arrive (measured at
+    /// start-up), so that it is slower than the results on any machine. Well below 1 (0.01) the consumer keeps up, the
+    /// naive pattern shows nothing, and the sample fails its contrast check — as it should.
+    var consumerSlowdown = 3.0
     /// Back pressure: how often memory is sampled.
     var sampleInterval = Duration.milliseconds(20)
     /// The embedded server's misbehaviour.
     var server = ServerSettings()
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case service, liveQuery = "live_query", screens, detailsPerScreen = "details_per_screen", documents, writes
-        case consumerDelay = "consumer_delay", sampleInterval = "sample_interval", server
+        case service, liveQuery = "live_query", screens, detailsPerScreen = "details_per_screen", documents
+        case documentSize = "document_size", arrivals, consumerSlowdown = "consumer_slowdown"
+        case sampleInterval = "sample_interval", server
     }
 
     init() {}
@@ -36,8 +42,16 @@ struct SampleSettings: Decodable, Sendable {
         screens = try settings.decode(.screens, default: screens, where: { $0 >= 2 }, "must be at least 2 (half of them close)")
         detailsPerScreen = try settings.decode(.detailsPerScreen, default: detailsPerScreen, where: { $0 >= 0 }, "must be zero or more")
         documents = try settings.decode(.documents, default: documents, where: { $0 >= 3 }, "must be at least 3")
-        writes = try settings.decode(.writes, default: writes, where: { $0 >= 1 }, "must be at least 1")
-        consumerDelay = try settings.duration(.consumerDelay, default: consumerDelay, allowsZero: true)
+        if let size = try settings.decode(.documentSize, as: ByteCountSetting.self)?.bytes {
+            if (0...1_048_576).contains(size) {
+                documentSize = size
+            } else {
+                try settings.invalid(.documentSize, "must be between 0 and 1MiB (found \(size) bytes)")
+            }
+        }
+        arrivals = try settings.decode(.arrivals, default: arrivals, where: { $0 >= 10 }, "must be at least 10")
+        consumerSlowdown = try settings.decode(
+            .consumerSlowdown, default: consumerSlowdown, where: { $0 > 0 && $0 <= 100 }, "must be more than 0 and at most 100")
         sampleInterval = try settings.duration(.sampleInterval, default: sampleInterval)
         server = try settings.decode(.server, default: server)
     }

@@ -34,7 +34,7 @@ struct SoakScenario {
         var result = Result()
         let quiet = Console(quiet: true)
         var small = settings
-        small.writes = min(settings.writes, 600)
+        small.arrivals = min(settings.arrivals, 40)
         let sampler = MemorySampler(interval: .seconds(1))
         let clock = ContinuousClock()
         let start = clock.now
@@ -43,7 +43,7 @@ struct SoakScenario {
             _ = await OwnershipScenario(pipeline: pipeline, service: service, settings: settings, server: server, console: quiet).run()
             let runs = try await BackPressureScenario(pipeline: pipeline, settings: small, console: quiet).run()
             result.rounds += 1
-            if runs.allSatisfy(\.finalStateCorrect) { result.roundsOnFinalState += 1 }
+            if runs.runs.allSatisfy(\.finalStateCorrect) { result.roundsOnFinalState += 1 }
             console.progress("soak", done: Int((clock.now - start).milliseconds), total: Int(duration.milliseconds))
         }
         console.endProgress()

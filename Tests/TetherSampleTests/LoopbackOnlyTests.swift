@@ -12,7 +12,7 @@ struct LoopbackOnlyTests {
     @Test("Connections to the machine's other addresses are refused; loopback connects", .enabled(if: Self.otherAddress() != nil))
     func loopbackOnly() async throws {
         try await SampleProcess.withDirectory { directory in
-            let long = SampleRunTests.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            let long = SampleRunTests.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
             try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
             let other = try #require(Self.otherAddress())
             var probes: (loopback: Bool, other: Bool, port: Int)?

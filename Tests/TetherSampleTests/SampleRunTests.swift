@@ -25,8 +25,7 @@ struct SampleRunTests {
           screens: 4
           details_per_screen: 1
           documents: 30
-          writes: 150
-          consumer_delay: 1ms
+          arrivals: 60
           sample_interval: 10ms
           server: { slow_every: 5, slow_delay: 20ms, fail_every: 4 }
         """
@@ -46,9 +45,10 @@ struct SampleRunTests {
             let report = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
             #expect(report.hasPrefix("<!DOCTYPE html>"))
             for policy in ["next-signal", "deliver-on-queue", "immediate"] {
-                #expect(report.components(separatedBy: "<svg class=\"chart\" data-policy=\"\(policy)\"").count == 2, "one chart for \(policy)")
+                #expect(report.components(separatedBy: "data-chart=\"results-\(policy)\"").count == 2, "one chart for \(policy)")
             }
-            #expect(report.components(separatedBy: "<svg").count == 4, "three charts, no other images")
+            #expect(report.components(separatedBy: "<svg").count == 5, "four charts, no other images")
+            #expect(first.output.contains("✔ the naive pattern piled up"), "the contrast is checked: \(first.output)")
             #expect(!report.contains("http://") || !report.contains("src=\"http"), "no external assets")
             #expect(!report.contains("<script src") && !report.contains("<link"))
 
@@ -57,6 +57,21 @@ struct SampleRunTests {
             #expect(second.output.contains("Persistence: cached list after"))
             #expect(second.output.contains("then 304 Not Modified"))
             #expect(!second.output.contains("opening screens"), "--quiet prints no progress")
+        }
+    }
+
+    @Test("A demonstration that shows nothing fails: with a consumer faster than the results, the naive pattern piles nothing up, and the sample exits 1")
+    func contrastMustShow() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let fast = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 60\n  consumer_slowdown: 0.01")
+            try fast.write(to: directory.appendingPathComponent("fast.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SampleProcess.run(["--config", "fast.yaml", "--report", "report.html", "--quiet"], in: directory)
+            #expect(result.status == 1, "\(result.output)\n\(result.errors)")
+            #expect(result.output.contains("✘ the naive pattern piled up"), "\(result.output)")
+            #expect(result.output.contains("check(s) FAILED"))
+            let report = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
+            #expect(report.contains("NOT held: the naive pattern did not pile up by a clear factor."))
+            #expect(!report.contains("Every promise the sample checks held."))
         }
     }
 
@@ -118,7 +133,7 @@ struct SampleRunTests {
     @Test("SIGINT during the scenarios: they stop, the pipeline shuts down, exit 130, and the next run opens the store")
     func interrupted() async throws {
         try await SampleProcess.withDirectory { directory in
-            let long = Self.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            let long = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
             try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
             let clock = ContinuousClock()
             var signalled = clock.now
@@ -146,7 +161,7 @@ struct SampleRunTests {
     func interruptedAtStart() async throws {
         try await SampleProcess.withDirectory { directory in
             // A run long enough that the signal cannot come after its end, however late this test's polling is.
-            let long = Self.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            let long = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
             try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
             let result = try await SampleProcess.run(["--config", "long.yaml"], in: directory) { output in
                 output.contains("listening on")
@@ -159,7 +174,7 @@ struct SampleRunTests {
     @Test("With --exit-with-parent, the sample stops when the process that started it is killed")
     func exitsWithParent() async throws {
         try await SampleProcess.withDirectory { directory in
-            let long = Self.shortConfiguration.replacingOccurrences(of: "writes: 150", with: "writes: 10000000")
+            let long = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
             try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
             // A shell starts the sample in the background, prints its process id and waits; killing the shell
             // (SIGKILL: no chance to pass anything on) orphans the sample, as a crashed test runner would.
