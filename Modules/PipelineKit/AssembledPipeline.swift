@@ -112,6 +112,22 @@ public final class AssembledPipeline: Sendable {
     /// A `ServiceGroup` running the background parts in order, then `application` (if any); when the application
     /// returns, or on SIGINT or SIGTERM, they shut down in reverse order: the application first, the database last.
     public func serviceGroup(running application: (any ServiceLifecycle.Service)? = nil, logger: Logger) -> ServiceGroup {
+        group(running: application, logger: logger, signals: [.sigterm, .sigint])
+    }
+
+    /// Shuts the background parts down, in reverse order — the database last — for code that does not run them in
+    /// ``serviceGroup(running:logger:)``: the HTTP clients are shut down, the database is closed, the monitor stops.
+    /// Parts already shut down by a service group are not shut down twice. The pipeline is not usable afterwards.
+    public func shutdown(logger: Logger = Logger(label: "tether.pipeline")) async throws {
+        let group = group(running: nil, logger: logger, signals: [])
+        // Requested before it runs: the group starts the parts and shuts them down at once, in reverse.
+        await group.triggerGracefulShutdown()
+        try await group.run()
+    }
+
+    private func group(
+        running application: (any ServiceLifecycle.Service)?, logger: Logger, signals: [UnixSignal]
+    ) -> ServiceGroup {
         var services = lifecycleServices.map {
             ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .ignore)
         }
@@ -121,7 +137,7 @@ public final class AssembledPipeline: Sendable {
                 failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
-        configuration.gracefulShutdownSignals = [.sigterm, .sigint]
+        configuration.gracefulShutdownSignals = signals
         return ServiceGroup(configuration: configuration)
     }
 
@@ -177,7 +193,7 @@ public final class AssembledPipeline: Sendable {
 
         let source = try assembler.make(configuration.memoryPressure.source, at: ConfigurationPath([.key("memory_pressure"), .key("source")])).source
         let pressure = PressureResponder(services: services.map(\.service), logger: defaults.logger)
-        lifecycle.append(PressureMonitorService(monitor: MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
+        lifecycle.append(MemoryPressureService(MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
 
         let delivery = try assembler.make(configuration.delivery.default, at: ConfigurationPath([.key("delivery"), .key("default")]))
         let resourceDelivery = configuration.delivery.resources == nil

@@ -1,12 +1,15 @@
-import RegistryKit
+public import RegistryKit
 public import ServiceLifecycle
+import TetherConcurrency
 
 /// A background part that does its work when the pipeline's `ServiceGroup` shuts down (closing a database,
-/// shutting a client down): it waits for graceful shutdown or cancellation, then runs `action` once.
+/// shutting a client down): it waits for graceful shutdown or cancellation, then runs `action` — once, however many
+/// times the part is run (a service group, then ``AssembledPipeline/shutdown(logger:)``).
 public struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible {
     /// What it shuts down, for logs.
     public let description: String
     private let action: @Sendable () async throws -> Void
+    private let done = LockedValue(false)
 
     /// Makes one.
     public init(_ description: String, action: @escaping @Sendable () async throws -> Void) {
@@ -14,20 +17,38 @@ public struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible 
         self.action = action
     }
 
-    /// Waits for shutdown, then acts.
+    /// Waits for shutdown, then acts (unless it already has).
     public func run() async throws {
         try? await gracefulShutdown()
-        try await action()
+        let first = done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+        if first { try await action() }
     }
 }
 
-/// A `MemoryPressureMonitor` as a swift-service-lifecycle service: it watches until the group shuts down.
-struct PressureMonitorService: ServiceLifecycle.Service, CustomStringConvertible {
-    let monitor: MemoryPressureMonitor
+/// A `MemoryPressureMonitor` as a swift-service-lifecycle service: it watches until the group shuts down. RegistryKit
+/// depends on nothing third-party, so the conformance lives here, beside the other lifecycle parts:
+///
+/// ```swift
+/// let monitor = service.memoryPressureMonitor(source: PSIMemoryPressureSource())
+/// let group = ServiceGroup(services: [MemoryPressureService(monitor), app], logger: logger)
+/// ```
+public struct MemoryPressureService: ServiceLifecycle.Service, CustomStringConvertible {
+    /// The monitor it runs.
+    public let monitor: MemoryPressureMonitor
 
-    var description: String { "memory pressure (\(monitor.source.name))" }
+    /// Runs `monitor` as a service.
+    public init(_ monitor: MemoryPressureMonitor) {
+        self.monitor = monitor
+    }
 
-    func run() async throws {
+    /// Names the source, for logs.
+    public var description: String { "memory pressure (\(monitor.source.name))" }
+
+    /// Watches until graceful shutdown or cancellation.
+    public func run() async throws {
         let monitor = monitor
         await cancelWhenGracefulShutdown { await monitor.run() }
     }

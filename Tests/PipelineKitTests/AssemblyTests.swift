@@ -215,6 +215,40 @@ struct AssemblyTests {
         }
     }
 
+    @Test("shutdown() without a service group: parts shut down in reverse, the database last; a second call, or one after the group, shuts nothing down twice")
+    func shutdownWithoutGroup() async throws {
+        try await withTemporaryDirectory { directory in
+            let order = LockedValue<[String]>([])
+            let registry = PluginRegistry.standard
+            registry.register(RecordingTransportPlugin(order: order))
+            registry.register(RecordingSQLitePlugin(order: order))
+            let configuration = try load("""
+                persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
+                memory_pressure: { source: { type: manual } }
+                services:
+                  api: { base_url: "https://api.example", transport: { type: recording } }
+                """, registry: registry, baseDirectory: directory)
+            let pipeline = try AssembledPipeline.assemble(configuration)
+            _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
+            try await pipeline.shutdown()
+            #expect(order.withLock { $0 } == ["transport shut down", "database closed"])
+            await #expect(throws: PersistenceError.self) {
+                _ = try await pipeline.store.collection("items").upsert(["_id": "2"])
+            }
+            // Again: a ShutdownAction acts once; closing the closed store again is harmless (the recording wrapper
+            // around it notes each run).
+            try await pipeline.shutdown()
+            #expect(order.withLock { $0 } == ["transport shut down", "database closed", "database closed"])
+
+            // After a service group has shut the parts down, shutdown() shuts nothing down twice either.
+            order.withLock { $0 = [] }
+            let grouped = try AssembledPipeline.assemble(configuration)
+            try await grouped.serviceGroup(running: ApplicationService {}, logger: Logger(label: "test")).run()
+            try await grouped.shutdown()
+            #expect(order.withLock { $0 } == ["transport shut down", "database closed", "database closed"])
+        }
+    }
+
     @Test("follow_other_processes: a live query in the pipeline hears another writer of the SQLite file; shutdown stops the follower and closes the file")
     func followsOtherProcesses() async throws {
         try await withTemporaryDirectory { directory in
