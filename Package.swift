@@ -334,6 +334,18 @@ let package = Package(
             dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherSampleTests"
         ),
+        // Every Swift example in README and Docs, compiled; DocSnippetSyncTests keeps the docs equal to these files.
+        .testTarget(
+            name: "DocSnippets",
+            dependencies: [
+                "Tether", "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter", "URLSessionAdapter",
+                "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DocSnippets"
+        ),
         .testTarget(
             name: "TetherTestingTraitsTests",
             dependencies: ["TetherTestingTraits", "TetherConcurrency"],
