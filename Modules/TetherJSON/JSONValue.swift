@@ -87,7 +87,7 @@ public enum JSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
 }
 
 extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral,
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByStringInterpolation, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral
 {
     /// `null`.
@@ -100,6 +100,8 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     public init(floatLiteral value: Double) { self = .number(value) }
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// A string with interpolations: `["_id": "item-\(index)"]`.
+    public init(stringInterpolation: DefaultStringInterpolation) { self = .string(String(stringInterpolation: stringInterpolation)) }
     /// An array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     /// An object. A key given twice keeps its last value.

@@ -3,6 +3,14 @@ import TetherJSON
 
 @Suite("JSONValue: parsing and serialization")
 struct JSONValueTests {
+    @Test("A string literal with interpolations is a JSON string, as in [\"_id\": \"item-\\(index)\"]")
+    func interpolation() {
+        let index = 7
+        let document: JSONValue = ["_id": "item-\(index)", "name": "fig \(index * 2)"]
+        #expect(document["_id"] == .string("item-7"))
+        #expect(document["name"] == .string("fig 14"))
+    }
+
     @Test("Text round-trips through parse and serialize; keys come out sorted")
     func roundTrip() throws {
         let text = #"{"b":[1,2.5,-3e-7,true,false,null],"a":"é\n\"\\ \u0001 😀","c":{"d":{}}}"#
