@@ -424,7 +424,7 @@ if Context.environment["TETHER_SANITIZER_SUITES"] != nil {
     let networked: Set<String> = [
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
-        "tether-sample", "TetherSampleTests",
+        "tether-sample", "TetherSampleTests", "DocSnippets",
     ]
     package.targets.removeAll { networked.contains($0.name) }
     package.products.removeAll { networked.contains($0.name) }
