@@ -164,7 +164,11 @@ struct QueryParser {
             }
             return .like(path, pattern)
         default:
-            throw error("expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)", at: operatorToken.column)
+            var message = "expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)"
+            if case .keyword(.contains) = operatorToken.token {
+                message += "; to test whether an array holds a value, write contains(\(path), value)"
+            }
+            throw error(message, at: operatorToken.column)
         }
     }
 

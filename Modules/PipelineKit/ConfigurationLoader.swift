@@ -134,7 +134,7 @@ public struct ConfigurationLoader: Sendable {
     }
 
     static func syntaxIssue(_ error: any Error, in yaml: String) -> ConfigurationError.Issue {
-        TextEnd(yaml).clamp(describe(error))
+        SyntaxHint.annotate(TextEnd(yaml).clamp(describe(error)), in: yaml)
     }
 
     /// Where a text's last line ends, measured once for all of a file's issues (measuring per issue was quadratic:

@@ -60,6 +60,17 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
             }
         }
         sort = try settings.decode(.sort, default: [])
+        // Checked here, before anything starts, not when the query is first observed.
+        for (index, key) in sort.enumerated() {
+            let path = key.hasPrefix("-") ? String(key.dropFirst()) : key
+            do {
+                _ = try DocumentPath(path)
+            } catch {
+                try settings.invalid(
+                    at: [.key("sort"), .index(index)],
+                    "'\(key)' is not a sort field path: \(error.message) (write a path such as name or address.city; a leading - sorts descending)")
+            }
+        }
         limit = try settings.decode(.limit, as: Int.self)
         if let limit, limit < 1 { try settings.invalid(.limit, "must be at least 1 (found \(limit))") }
         offset = try settings.decode(.offset, as: Int.self)

@@ -58,7 +58,10 @@ public struct PipelineConfiguration: Decodable, Sendable {
         liveQueries = try settings.decodeList(.liveQueries, as: LiveQueryConfiguration.self)
         var names = Set<String>()
         for (index, query) in liveQueries.enumerated() where !names.insert(query.name).inserted {
-            try settings.invalidMapping("live_queries[\(index)]: the name '\(query.name)' is used twice")
+            let first = liveQueries.firstIndex { $0.name == query.name } ?? 0
+            try settings.invalid(
+                at: [.key("live_queries"), .index(index), .key("name")],
+                "the name '\(query.name)' is already used by live_queries[\(first)]; each live query needs its own")
         }
         let container = try? decoder.container(keyedBy: ConfigurationKey.self)
         for (name, decode) in sectionTypes {

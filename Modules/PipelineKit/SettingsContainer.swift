@@ -37,13 +37,16 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
             try record(.init(kind: .wrongType, path: path, pointsAtKey: false, message: "expected a mapping of settings"))
             return
         }
-        let known = Set(Key.allCases.map(\.rawValue)).union(extraKeys)
+        // `_` is how a settings type with no keys spells its one case: it is never a key a user can write.
+        let known = Set(Key.allCases.map(\.rawValue)).union(extraKeys).subtracting(["_"])
         let allowsType = log?.isPluginMapping(path) ?? false
         for key in container?.allKeys ?? [] where !known.contains(key.stringValue) {
             if allowsType && key.stringValue == "type" { continue }
             var message = "unknown key"
             if let suggestion = Self.closest(to: key.stringValue, among: known) {
                 message += "; did you mean '\(suggestion)'?"
+            } else if known.isEmpty {
+                message += allowsType ? "; this part takes no settings besides 'type'" : "; nothing is allowed here"
             } else {
                 message += "; known keys here: " + known.sorted().joined(separator: ", ")
             }
@@ -159,6 +162,12 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
     /// Records that the value at `key` is not allowed, saying why.
     public func invalid(_ key: Key, _ message: String, column: Int? = nil) throws {
         try record(.init(kind: .invalidValue, path: path.appending(key.rawValue), pointsAtKey: false, message: message, columnOffset: column))
+    }
+
+    /// Records that the value at `components`, below this mapping, is not allowed (a list element's key, say).
+    func invalid(at components: [ConfigurationPath.Component], _ message: String) throws {
+        try record(.init(
+            kind: .invalidValue, path: ConfigurationPath(path.components + components), pointsAtKey: false, message: message))
     }
 
     /// Records a problem with this whole mapping (two keys that exclude each other, say).

@@ -23,6 +23,49 @@ struct BadConfigurationTests {
         #expect(found.first?.message.hasPrefix("YAML syntax:") == true)
     }
 
+    @Test("Layout mistakes are named as such: a tab says tab and where, a misaligned key says indentation and by how much")
+    func layout() {
+        let tab = issues("services:\n  demo:\n\tbase_url: http://a.example\n")
+        #expect(tab.count == 1)
+        #expect(tab.first?.line == 3)
+        #expect(tab.first?.message.contains("line 3 is indented with a tab (column 1): YAML indents with spaces only") == true, "\(tab)")
+        let misaligned = issues("services:\n  demo:\n    base_url: http://a.example\n   transport: { type: in-memory }\n")
+        #expect(misaligned.count == 1)
+        #expect(misaligned.first?.line == 4)
+        #expect(misaligned.first?.message.contains("check the indentation: line 4 is indented 3 spaces, the line before it 4") == true, "\(misaligned)")
+        let fine = issues("services:\n  demo:\n    base_url: [http://a\n")
+        #expect(fine.first?.message.contains("indent") == false, "no layout hint where layout is not the problem: \(fine)")
+    }
+
+    @Test("Settings where a part takes none: the message says so, instead of listing no keys")
+    func noSettings() {
+        let found = issues("persistence: { type: memory, bogus: 1 }\nmemory_pressure: { source: { type: manual, foo: 1 } }\n")
+        #expect(found.map(\.path) == ["persistence.bogus", "memory_pressure.source.foo"])
+        #expect(found.allSatisfy { $0.message == "unknown key; this part takes no settings besides 'type'" }, "\(found)")
+    }
+
+    @Test("A live query's name used twice points at the second name; a bad sort path is refused at load, at its element")
+    func liveQueryNamesAndSorts() {
+        let found = issues("""
+            live_queries:
+              - { name: a, collection: items, query: "x == 1" }
+              - name: a
+                collection: items
+                sort: [name, "-..bad"]
+            """)
+        #expect(found.map(\.path) == ["live_queries[1].name", "live_queries[1].sort[1]"], "\(found)")
+        #expect(found.map(\.line) == [3, 5])
+        #expect(found.first?.message == "the name 'a' is already used by live_queries[0]; each live query needs its own")
+        #expect(found.last?.message.hasPrefix("'-..bad' is not a sort field path") == true)
+    }
+
+    @Test("CONTAINS written as an operator gets a hint toward contains(field, value)")
+    func containsHint() {
+        let found = issues("live_queries:\n  - { name: a, collection: items, query: \"tags CONTAINS 'x'\" }\n")
+        #expect(found.count == 1)
+        #expect(found.first?.message.contains("write contains(tags, value)") == true, "\(found)")
+    }
+
     @Test("CRLF and CR line endings count lines as LF does (a fuzzer's find: the line is YAML's, not a count of \\n)")
     func lineEndings() {
         let lf = "memory_pressure:\n  count_limit: 0\nservices:\n  demo:\n    expiry: soon\n"

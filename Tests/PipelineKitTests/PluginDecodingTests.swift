@@ -170,7 +170,7 @@ struct PluginDecodingTests {
         #expect(query.offset == 1)
         #expect(issues("live_queries: [{ name: a, collection: items, limit: 0 }]").first?.message == "must be at least 1 (found 0)")
         #expect(issues("live_queries: [{ name: a, collection: items }, { name: a, collection: items }]").first?.message
-            == "live_queries[1]: the name 'a' is used twice")
+            == "the name 'a' is already used by live_queries[0]; each live query needs its own")
     }
 
     @Test("Environment overrides replace the base URL and the file paths")
