@@ -169,6 +169,10 @@ public final class AssembledPipeline: Sendable {
             environment: ProcessInfo.processInfo.environment)
         var assembler = Assembler(configuration: configuration, context: context)
         let persistence = try assembler.make(configuration.persistence, at: ConfigurationPath([.key("persistence")]))
+        if configuration.persistenceIsImplicit {
+            defaults.logger.notice(
+                "no persistence section: documents and the resource cache are in memory, and nothing survives the process; add `persistence: { type: sqlite }` to keep them in files")
+        }
         let store = Store(persistence.documents, logger: defaults.logger)
         let cache = persistence.entityCache.map { PersistentCache($0, logger: defaults.logger) }
         var lifecycle: [any ServiceLifecycle.Service] = persistence.lifecycle.map { [$0] } ?? []

@@ -13,7 +13,12 @@ extension PipelineConfiguration {
                     message: "missing key '\(key)': there is no default \(Product.role); choose one of \(known)"))
             }
         }
-        choose(&persistence, at: ConfigurationPath(), key: "persistence")
+        // No `persistence:` section at all: nothing is written to disk unasked (an empty configuration once made two
+        // SQLite files in the working folder).
+        if persistence == nil {
+            persistence = PluginChoice(MemoryPersistencePlugin())
+            persistenceIsImplicit = true
+        }
         choose(&memoryPressure.source, at: ConfigurationPath([.key("memory_pressure")]), key: "source")
         choose(&delivery.default, at: ConfigurationPath([.key("delivery")]), key: "default")
         if delivery.resources == nil { delivery.resources = delivery.default }

@@ -8,8 +8,11 @@ public import Foundation
 public struct PipelineConfiguration: Decodable, Sendable {
     /// The services, in file order.
     public var services: [(name: String, configuration: ServiceConfiguration)]
-    /// Persistence; nil for the registry's default.
+    /// Persistence. Loading fills it in with `memory` when the file has no `persistence:` section: nothing is
+    /// written to disk unasked.
     public var persistence: PluginChoice<PersistenceComponent>?
+    /// Whether the file had no `persistence:` section, so that persistence is in memory (assembly says so).
+    public var persistenceIsImplicit = false
     /// Memory pressure.
     public var memoryPressure: MemoryPressureConfiguration
     /// Delivery defaults.

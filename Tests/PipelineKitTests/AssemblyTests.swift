@@ -215,6 +215,16 @@ struct AssemblyTests {
         }
     }
 
+    @Test("An empty configuration assembles with persistence in memory, and writes no file in its folder")
+    func emptyConfigurationWritesNothing() async throws {
+        try await withTemporaryDirectory { directory in
+            let pipeline = try AssembledPipeline.assemble(try load("", baseDirectory: directory))
+            _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            try await pipeline.shutdown()
+        }
+    }
+
     @Test("shutdown() without a service group: parts shut down in reverse, the database last; a second call, or one after the group, shuts nothing down twice")
     func shutdownWithoutGroup() async throws {
         try await withTemporaryDirectory { directory in

@@ -29,11 +29,13 @@ struct PluginDecodingTests {
         #expect(PluginRegistry.standard.types(for: ResponseStage.self) == ["json", "text"])
     }
 
-    @Test("An empty file is every default")
+    @Test("An empty file is every default, and writes no file: persistence is in memory unless a section asks")
     func emptyFile() throws {
         let configuration = try load("")
         #expect(configuration.services.isEmpty)
-        #expect(configuration.persistence?.type == "sqlite")
+        #expect(configuration.persistence?.type == "memory")
+        #expect(configuration.persistenceIsImplicit)
+        #expect(!(try load("persistence: { type: sqlite }")).persistenceIsImplicit)
         #expect(configuration.memoryPressure.source?.type == "linux-psi")
         #expect(configuration.memoryPressure.countLimit == 2048)
         #expect(configuration.delivery.default?.type == "next-signal")
