@@ -74,7 +74,7 @@ struct AssemblyTests {
                     transport: { type: urlsession }
                     retry: { attempts: 3, initial_backoff: 10ms, jitter: 0 }
                 """)
-            let pipeline = try AssembledPipeline.assemble(configuration)
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             let resource = try pipeline.service(named: "api").resource("/flaky/pipeline/2/503")
             let outcome = await resource.load().outcome
             #expect(outcome.entity?.typedContent(as: String.self) == "attempt 3")
@@ -95,7 +95,7 @@ struct AssemblyTests {
                 """
             }
             try await LoopbackHTTPServer.with { server in
-                let pipeline = try AssembledPipeline.assemble(try load(yaml(server.baseURL), baseDirectory: directory))
+                let pipeline = try AssembledPipeline.assembleQuietly(try load(yaml(server.baseURL), baseDirectory: directory))
                 let outcome = await (try pipeline.service(named: "api")).resource("/etag/v7").load().outcome
                 #expect(outcome.entity?.typedContent(as: String.self) == "version v7")
                 await pipeline.persistentCache?.flush()
@@ -103,7 +103,7 @@ struct AssemblyTests {
             }
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("cache.sqlite").path))
             try await LoopbackHTTPServer.with { server in
-                let pipeline = try AssembledPipeline.assemble(try load(yaml(server.baseURL), baseDirectory: directory))
+                let pipeline = try AssembledPipeline.assembleQuietly(try load(yaml(server.baseURL), baseDirectory: directory))
                 let resource = try pipeline.service(named: "api").resource("/etag/v7")
                 let events = LockedValue<[ResourceEvent]>([])
                 let owner = Owner()
@@ -201,7 +201,7 @@ struct AssemblyTests {
                 services:
                   api: { base_url: "https://api.example", transport: { type: recording } }
                 """, registry: registry, baseDirectory: directory)
-            let pipeline = try AssembledPipeline.assemble(configuration)
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             #expect(pipeline.lifecycleServices.count == 3)
             let app = ApplicationService {
                 _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
@@ -218,7 +218,7 @@ struct AssemblyTests {
     @Test("An empty configuration assembles with persistence in memory, and writes no file in its folder")
     func emptyConfigurationWritesNothing() async throws {
         try await withTemporaryDirectory { directory in
-            let pipeline = try AssembledPipeline.assemble(try load("", baseDirectory: directory))
+            let pipeline = try AssembledPipeline.assembleQuietly(try load("", baseDirectory: directory))
             _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
             try await pipeline.shutdown()
@@ -238,7 +238,7 @@ struct AssemblyTests {
                 services:
                   api: { base_url: "https://api.example", transport: { type: recording } }
                 """, registry: registry, baseDirectory: directory)
-            let pipeline = try AssembledPipeline.assemble(configuration)
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
             try await pipeline.shutdown()
             #expect(order.withLock { $0 } == ["transport shut down", "database closed"])
@@ -252,7 +252,7 @@ struct AssemblyTests {
 
             // After a service group has shut the parts down, shutdown() shuts nothing down twice either.
             order.withLock { $0 = [] }
-            let grouped = try AssembledPipeline.assemble(configuration)
+            let grouped = try AssembledPipeline.assembleQuietly(configuration)
             try await grouped.serviceGroup(running: ApplicationService {}, logger: Logger(label: "test")).run()
             try await grouped.shutdown()
             #expect(order.withLock { $0 } == ["transport shut down", "database closed", "database closed"])
@@ -265,7 +265,7 @@ struct AssemblyTests {
             let configuration = try load("""
                 persistence: { type: sqlite, store_path: store.sqlite, cache_path: null, follow_other_processes: true, follow_interval: 5ms }
                 """, baseDirectory: directory)
-            let pipeline = try AssembledPipeline.assemble(configuration)
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             let other = try SQLiteDocumentStore(path: directory.appendingPathComponent("store.sqlite").path)
             let delivered = LockedValue<Int>(0)
             let app = ApplicationService {

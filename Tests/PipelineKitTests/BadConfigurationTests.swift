@@ -413,7 +413,7 @@ struct BadConfigurationTests {
                   store_path: no-such-folder/store.sqlite
                 """, baseDirectory: directory)
             do {
-                _ = try AssembledPipeline.assemble(configuration)
+                _ = try AssembledPipeline.assembleQuietly(configuration)
                 Issue.record("assembled")
             } catch let error as ConfigurationError {
                 #expect(error.issues.first?.kind == .assemblyFailed)
@@ -440,7 +440,7 @@ struct BadConfigurationTests {
                       cache_path: \(cachePath)
                     """, baseDirectory: directory)
                 do {
-                    _ = try AssembledPipeline.assemble(configuration)
+                    _ = try AssembledPipeline.assembleQuietly(configuration)
                     Issue.record("assembled with cache_path \(cachePath)")
                 } catch let error as ConfigurationError {
                     #expect(error.issues.first?.kind == .assemblyFailed)

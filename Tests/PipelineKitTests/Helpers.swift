@@ -1,5 +1,6 @@
 import Foundation
 import PipelineKit
+import Logging
 import PipelinePlugins
 import ResourceKit
 import TetherTesting
@@ -45,7 +46,7 @@ func withPipeline<T>(
     let tracker = LeakTracker()
     let result: T
     do {
-        let pipeline = tracker.track(try AssembledPipeline.assemble(configuration), "pipeline")
+        let pipeline = tracker.track(try AssembledPipeline.assembleQuietly(configuration), "pipeline")
         tracker.track(pipeline.store, "store")
         for (name, service) in pipeline.services {
             tracker.track(service, "service \(name)")
@@ -56,4 +57,12 @@ func withPipeline<T>(
     let survivors = await tracker.survivors(waitingUpTo: .seconds(5))
     #expect(survivors.isEmpty, "still alive after the test: \(survivors)", sourceLocation: sourceLocation)
     return result
+}
+
+extension AssembledPipeline {
+    /// Assembles with a logger that prints nothing: the parts' notices about the test's own configuration (a PSI
+    /// file that polls, persistence left in memory) are not test output. A test about a log line passes its own.
+    static func assembleQuietly(_ configuration: PipelineConfiguration) throws(ConfigurationError) -> AssembledPipeline {
+        try assemble(configuration, defaults: Defaults(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
+    }
 }

@@ -145,7 +145,7 @@ struct PluginDecodingTests {
         #expect(configuration.delivery.default?.type == "deliver-on-queue")
         #expect(configuration.delivery.resources?.type == "immediate")
         #expect(configuration.liveQueries.map { $0.delivery?.type } == ["deliver-on-queue", "next-signal"])
-        let pipeline = try AssembledPipeline.assemble(configuration)
+        let pipeline = try AssembledPipeline.assembleQuietly(configuration)
         #expect(pipeline.delivery.mode == .deliverOnQueue)
         #expect(pipeline.delivery.queue?.label == "tether.pipeline.ui")
         #expect(pipeline.resourceDelivery.mode == .immediate)
