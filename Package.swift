@@ -359,6 +359,13 @@ let package = Package(
     ]
 )
 
+// Documentation (DocC), only when asked — CI's normal build does not fetch or build the plugin:
+//   TETHER_DOCS=1 swift package --scratch-path .build-docs generate-documentation --target OwnershipKit …
+// Scripts/docs.sh builds every module's documentation and fails on any warning.
+if Context.environment["TETHER_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"))
+}
+
 // Benchmarks (package-benchmark) are declared only on demand, so the normal build and CI never compile them:
 //   TETHER_BENCHMARKS=1 swift package benchmark
 if Context.environment["TETHER_BENCHMARKS"] != nil {

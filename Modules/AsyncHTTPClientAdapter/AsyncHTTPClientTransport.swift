@@ -8,7 +8,7 @@ public import ServiceLifecycle
 import TetherConcurrency
 public import TransportKit
 
-/// A ``Transport`` on swift-server's AsyncHTTPClient: SwiftNIO underneath, TLS through NIOSSL, HTTP/2 where the
+/// A `Transport` on swift-server's AsyncHTTPClient: SwiftNIO underneath, TLS through NIOSSL, HTTP/2 where the
 /// server offers it.
 ///
 /// It shares an `HTTPClient` you already have, or owns one. An owned client must be shut down — run the transport
@@ -36,7 +36,7 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         /// Which redirects are followed.
         public var redirects: RedirectPolicy
         /// The largest response body accepted; a larger one fails with
-        /// ``TransportKit/TransportError/Kind-swift.enum/responseTooLarge``.
+        /// `TransportError.Kind-swift.enum.responseTooLarge`.
         public var maxResponseSize: Int
         /// How many HTTP/1.1 connections to one host an owned client keeps at most (a soft limit).
         public var maxConnectionsPerHost: Int

@@ -3,7 +3,7 @@ public import TetherConcurrency
 import OwnershipKit
 import PersistenceKit
 
-/// An observation of a query. It ends on ``stop()`` or when this handle is deinitialized — except for the
+/// An observation of a query. It ends on `stop()` or when this handle is deinitialized — except for the
 /// owner-tied variants (`observeLocal(owner:…)`), which end when their owner is deallocated (or on `stop()`), so
 /// their handle may be discarded.
 ///
@@ -56,7 +56,7 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
         delivered.release()
     }
 
-    /// ``stop()``: the ``ObservationCancellable`` spelling.
+    /// `stop()`: the `ObservationCancellable` spelling.
     public func cancel() {
         stop()
     }

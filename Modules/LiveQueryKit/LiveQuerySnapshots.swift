@@ -43,7 +43,7 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
         handle.stop()
     }
 
-    /// ``stop()``: the ``ObservationCancellable`` spelling.
+    /// ``stop()``: the `ObservationCancellable` spelling.
     public func cancel() {
         handle.stop()
     }

@@ -3,7 +3,7 @@ public import PersistenceKit
 public import TetherJSON
 import TetherConcurrency
 
-/// Collections of documents you write and observe: Ditto's local store, over any ``PersistenceKit/DocumentStore``.
+/// Collections of documents you write and observe: Ditto's local store, over any `DocumentStore`.
 ///
 /// ```swift
 /// let store = Store(try SQLiteDocumentStore(path: "app.sqlite"))     // or Store.inMemory()

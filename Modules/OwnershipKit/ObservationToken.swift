@@ -1,6 +1,6 @@
 public import TetherConcurrency
 
-/// Ends an observation on ``cancel()`` or when it is deinitialized, whichever comes first.
+/// Ends an observation on `cancel()` or when it is deinitialized, whichever comes first.
 ///
 /// Modelled on GRDB's `AnyDatabaseCancellable`. Keep the token for as long as you want to observe:
 ///
@@ -18,7 +18,7 @@ public final class ObservationToken: ObservationCancellable, Hashable {
     /// The cancel action; it returns what is left to wait for, which only ``cancel()`` waits out.
     private let onCancel: LockedValue<(@Sendable () -> Settling?)?>
 
-    /// Makes a token that runs `onCancel` once, on the first ``cancel()`` or at deinit.
+    /// Makes a token that runs `onCancel` once, on the first `cancel()` or at deinit.
     public init(onCancel: @escaping @Sendable () -> Void) {
         self.onCancel = LockedValue({
             onCancel()
@@ -44,7 +44,7 @@ public final class ObservationToken: ObservationCancellable, Hashable {
     }
 
     /// Ends the observation. When this returns, the observer receives nothing further and no call of it is running
-    /// (see ``ObserverTable/removeObservers(ownedBy:)`` for the one exception, inside callbacks). It may block for
+    /// (see `ObserverTable.removeObservers(ownedBy:)` for the one exception, inside callbacks). It may block for
     /// as long as a call in progress on another thread takes: from Swift concurrency's threads, prefer
     /// the `async` form.
     public func cancel() {
@@ -56,7 +56,7 @@ public final class ObservationToken: ObservationCancellable, Hashable {
         await onCancel.withLock { $0.take() }?()?.wait()
     }
 
-    /// Whether ``cancel()`` has run (or the observation was never armed).
+    /// Whether `cancel()` has run (or the observation was never armed).
     public var isCancelled: Bool {
         onCancel.withLock { $0 == nil }
     }

@@ -63,7 +63,7 @@ extension ObserverTable {
 
     /// Ends observer `id` whatever its owners: it gets its ``ObserverNotice/stopped`` notice, and when this returns
     /// it receives nothing further and no call of it is running (the exception, as for
-    /// ``removeObservers(ownedBy:)``: called from inside a callback, it does not wait). Ending it again does nothing.
+    /// `removeObservers(ownedBy:)`: called from inside a callback, it does not wait). Ending it again does nothing.
     @inlinable
     public func remove(_ id: ObserverID) {
         settle(ending(id))?.wait()
@@ -75,7 +75,7 @@ extension ObserverTable {
         await settle(ending(id))?.wait()
     }
 
-    /// ``remove(_:)`` without waiting for anything: for a `deinit`, which must never wait. No call of the observer
+    /// `remove(_:)` without waiting for anything: for a `deinit`, which must never wait. No call of the observer
     /// begins after this returns; one already running finishes undisturbed.
     @inlinable
     public func removeWithoutWaiting(_ id: ObserverID) {

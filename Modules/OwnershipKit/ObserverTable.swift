@@ -18,7 +18,7 @@ public import TetherConcurrency
 ///    alive through it) and swept in bulk by ``sweep()`` and, amortised, after mutations. A call made outside the
 ///    table — by a lane, in a task — asks with ``withLiveObserver(_:_:)`` first, so no handler runs once the last
 ///    owner's `deinit` has begun, however long the delivery waited.
-/// 7. Delivery is in insertion order. Once ``removeObservers(ownedBy:)`` returns, the observers it ended receive
+/// 7. Delivery is in insertion order. Once `removeObservers(ownedBy:)` returns, the observers it ended receive
 ///    nothing further and none of their calls is running, even a notification already in progress or a call made
 ///    through ``withLiveObserver(_:_:)``. An observer added during a notification gets its own added notice but not
 ///    that notification.
@@ -108,7 +108,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// (a struct holding it, say), so that adding the same instance again adds owners rather than a second entry,
     /// as ``add(_:owner:)`` does for an observer that is itself the instance.
     ///
-    /// `identity` should not be `owner`; for self-ownership use ``add(_:as:)``.
+    /// `identity` should not be `owner`; for self-ownership use `add(_:as:)`.
     ///
     /// `binding`, when given, learns the observer's id before any notice can reach it (see ``ObserverBinding``).
     @inlinable

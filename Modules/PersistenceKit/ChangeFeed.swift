@@ -65,7 +65,7 @@ public final class ChangeFeed: Sendable {
 
     /// Publishes one commit's changes (for ``DocumentStore`` implementations: call it after the commit, in commit
     /// order, never for a rollback), under the commit number the store gave it — the number its readers report as
-    /// ``DocumentReader/commit``. An empty set is not published.
+    /// `DocumentReader.commit`. An empty set is not published.
     public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind], commit: UInt64) {
         guard !changes.isEmpty else { return }
         offer(ChangeSet(commit: commit, changes: changes))

@@ -1,7 +1,7 @@
 public import Foundation
 
 /// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
-/// Load one with ``ConfigurationLoader``, then ``Pipeline/assemble(_:defaults:)`` it.
+/// Load one with ``ConfigurationLoader``, then `Pipeline.assemble(_:defaults:)` it.
 ///
 /// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, and any
 /// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).

@@ -7,7 +7,7 @@ public import Logging
 ///
 /// A plugin decodes its own `Settings` from the mapping beside `type:` (use ``SettingsContainer`` to report unknown
 /// keys and bad values with their lines), and ``PluginRegistry`` resolves the name once, while the configuration
-/// is loaded. Register your own with ``PluginRegistry/register(_:)``:
+/// is loaded. Register your own with `PluginRegistry.register(_:)`:
 ///
 /// ```swift
 /// struct FixtureTransportPlugin: PipelinePlugin {

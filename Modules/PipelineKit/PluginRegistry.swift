@@ -3,8 +3,8 @@ import TetherConcurrency
 /// The plugins configuration can name, by role and `type:`, and which one a role uses when configuration leaves
 /// it out.
 ///
-/// ``core`` holds the plugins that need no adapter; `PipelinePlugins` adds ``standard`` with URLSession,
-/// AsyncHTTPClient and SQLite. Add your own with ``register(_:)``, before loading:
+/// ``core`` holds the plugins that need no adapter; `PipelinePlugins` adds `standard` with URLSession,
+/// AsyncHTTPClient and SQLite. Add your own with `register(_:)`, before loading:
 ///
 /// ```swift
 /// let registry = PluginRegistry.standard

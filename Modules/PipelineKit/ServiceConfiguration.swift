@@ -31,7 +31,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
     /// Headers added to every request.
     public var headers: [String: String]
     /// More header names that carry credentials (`sensitive_headers: [X-Tenant-Secret]`), beside
-    /// ``TransportKit/HTTPHeaders/credentialFieldNames``: redacted in logs, dropped on a redirect to another origin.
+    /// `HTTPHeaders.credentialFieldNames`: redacted in logs, dropped on a redirect to another origin.
     public var sensitiveHeaders: [String]
     /// Whether every resource gets the standard text and JSON transformers.
     public var standardStages: Bool

@@ -3,7 +3,7 @@ import Logging
 public import PipelineKit
 
 /// `type: async-http-client` — swift-server's AsyncHTTPClient, with a client of its own that the pipeline's
-/// `ServiceGroup` shuts down. Takes ``HTTPTransportSettings``. The default transport of ``PluginRegistry/standard``.
+/// `ServiceGroup` shuts down. Takes ``HTTPTransportSettings``. The default transport of `PluginRegistry.standard`.
 public struct AsyncHTTPClientTransportPlugin: PipelinePlugin {
     /// "async-http-client".
     public let type = "async-http-client"

@@ -1,7 +1,7 @@
 public import PipelineKit
 
 extension PluginRegistry {
-    /// ``PluginRegistry/core`` plus the adapters' plugins: the `urlsession` and `async-http-client` transports
+    /// `PluginRegistry.core` plus the adapters' plugins: the `urlsession` and `async-http-client` transports
     /// and `sqlite` persistence. Defaults: `async-http-client` transport, `sqlite` persistence. (A fresh registry
     /// each time.)
     public static var standard: PluginRegistry {

@@ -3,7 +3,7 @@ public import TransportKit
 /// A resource's data: content, the headers it came with, and when it was received.
 ///
 /// `content` is whatever the response pipeline made of the body: `Data` when no transformer matched, a `String`
-/// for `text/*`, a ``JSONValue`` for JSON, or your model type. Read it with ``typedContent(as:)``.
+/// for `text/*`, a `JSONValue` for JSON, or your model type. Read it with ``typedContent(as:)``.
 public struct Entity: Sendable {
     /// The content, as the pipeline left it.
     public var content: any Sendable

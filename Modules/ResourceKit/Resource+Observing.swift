@@ -7,8 +7,10 @@ extension Resource {
     /// Adds `observer`, owned by itself: held weakly, it observes until it is deallocated or removed with
     /// `removeObservers(ownedBy: observer)`. Adding it again adds no second entry (and keeps its first policy).
     ///
-    /// - Parameter delivery: How events reach it; by default, directly, in the context that changed the resource.
-    ///   With a policy (for example `.deliverOn(.serialQueue())`), events coalesce while the observer is busy.
+    /// - Parameters:
+    ///   - observer: The observer, which is also its own owner.
+    ///   - delivery: How events reach it; by default, directly, in the context that changed the resource. With a
+    ///     policy (for example `.deliverOn(.serialQueue())`), events coalesce while the observer is busy.
     /// - Returns: The resource, so calls chain.
     @discardableResult
     public func addObserver<Observer: ResourceObserver & AnyObject>(

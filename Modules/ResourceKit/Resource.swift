@@ -115,7 +115,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         typedContent(ifNone: "")
     }
 
-    /// The content as JSON: a ``JSONValue`` content, or nil otherwise.
+    /// The content as JSON: a `JSONValue` content, or nil otherwise.
     public var json: JSONValue? {
         typedContent(as: JSONValue.self)
     }

@@ -13,7 +13,7 @@ public struct ResourceConfiguration: Sendable {
     /// Header fields added to every request.
     public var headers: HTTPHeaders = [:]
     /// The header fields that carry credentials (any case): redacted in logs and dropped on a redirect to another
-    /// origin. Defaults to ``TransportKit/HTTPHeaders/credentialFieldNames``; insert the names of your own, as in
+    /// origin. Defaults to `HTTPHeaders.credentialFieldNames`; insert the names of your own, as in
     /// `resource.sensitiveHeaders.insert("X-Tenant-Secret")`.
     public var sensitiveHeaders: Set<String> = HTTPHeaders.credentialFieldNames
     /// Changes made to every request just before it is sent, in order.

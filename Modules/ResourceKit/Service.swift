@@ -17,7 +17,7 @@ public import TransportKit
 /// - A resource is eligible for deallocation if and only if it has no observers and no strong references from
 ///   outside the service.
 /// - Eligible resources are deallocated only when the cache is flushed: ``flushUnused()`` (called by a
-///   ``MemoryPressureMonitor`` under memory pressure — see ``memoryPressureMonitor(source:)``), the cache's count
+///   `MemoryPressureMonitor` under memory pressure — see ``memoryPressureMonitor(source:)``), the cache's count
 ///   limit, or ``wipeResources(matching:)``. Until then they keep their data, ready for the next lookup.
 ///
 /// Keep the service for as long as you use its resources, as you would in Siesta. When the last reference to a

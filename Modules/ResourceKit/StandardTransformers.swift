@@ -13,7 +13,7 @@ public struct StandardTransformers: OptionSet, Sendable {
 
     /// `text/*` bodies become a `String` (``TextTransformer``).
     public static let text = StandardTransformers(rawValue: 1 << 0)
-    /// `application/json` and `*/*+json` bodies become a ``JSONValue`` (``JSONTransformer``).
+    /// `application/json` and `*/*+json` bodies become a `JSONValue` (``JSONTransformer``).
     public static let json = StandardTransformers(rawValue: 1 << 1)
     /// Text and JSON.
     public static let all: StandardTransformers = [.text, .json]
@@ -71,7 +71,7 @@ public struct TextTransformer: ResponseTransformer {
     }
 }
 
-/// Parses a JSON body (`Data` or `String`) to a ``JSONValue``. Content that is already a `JSONValue` passes through.
+/// Parses a JSON body (`Data` or `String`) to a `JSONValue`. Content that is already a `JSONValue` passes through.
 public struct JSONTransformer: ResponseTransformer {
     /// Makes the transformer.
     public init() {}
@@ -91,7 +91,7 @@ public struct JSONTransformer: ResponseTransformer {
     }
 }
 
-/// Decodes a JSON body to `Model`: from `Data`, a `String`, or a ``JSONValue`` left by the JSON transformer. A body
+/// Decodes a JSON body to `Model`: from `Data`, a `String`, or a `JSONValue` left by the JSON transformer. A body
 /// that does not match `Model` fails the load with the decoder's account of where (the coding path).
 public struct DecodableTransformer<Model: Decodable & Sendable>: ResponseTransformer {
     let makeDecoder: @Sendable () -> JSONDecoder

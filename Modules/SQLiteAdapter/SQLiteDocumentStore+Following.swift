@@ -24,7 +24,7 @@ extension SQLiteDocumentStore {
     /// ``SQLiteConfiguration/changeLogRetention``.
     ///
     /// - Throws: `CancellationError` when cancelled (after unregistering), or a
-    ///   ``PersistenceKit/PersistenceError`` when the file cannot be read.
+    ///   `PersistenceError` when the file cannot be read.
     public func followOtherProcesses(checkingEvery interval: Duration = .milliseconds(50)) async throws {
         let reader = UUID().uuidString
         let (publisher, configuration) = (publisher, configuration)

@@ -3,12 +3,12 @@ import GRDB
 public import PersistenceKit
 import TetherConcurrency
 
-/// A ``PersistenceKit/DocumentStore`` in a SQLite file, through GRDB: a `DatabasePool` in WAL mode (readers never
+/// A `DocumentStore` in a SQLite file, through GRDB: a `DatabasePool` in WAL mode (readers never
 /// wait for the writer), documents as JSON text queried with SQLite's JSON functions, the change feed from GRDB's
 /// transaction observation.
 ///
 /// The file is created with permissions 0600. A file that is not a database, or is damaged, is never moved or
-/// deleted: opening fails with ``PersistenceKit/PersistenceError/Kind/corrupt`` naming it — your documents are
+/// deleted: opening fails with `PersistenceError.Kind.corrupt` naming it — your documents are
 /// yours to recover.
 ///
 /// ```swift
@@ -29,16 +29,16 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     /// How many stored documents this store has met that no longer read as documents (written by another program,
     /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
-    /// collection and id; `document(id:in:)` throws ``PersistenceKit/PersistenceError/Kind/corrupt`` for it, and
+    /// collection and id; `document(id:in:)` throws `PersistenceError.Kind.corrupt` for it, and
     /// deleting it removes it. A row whose text is not JSON at all also fails queries that filter or sort on a
     /// field, since SQLite's JSON functions refuse it.
     public var unreadableDocumentCount: Int { unreadable.count }
 
     /// Opens (or creates) the store at `path`, upgrading its schema if it was written by an older version.
     ///
-    /// - Throws: ``PersistenceKit/PersistenceError`` — ``PersistenceKit/PersistenceError/Kind/missingDirectory``,
-    ///   ``PersistenceKit/PersistenceError/Kind/readOnly``, ``PersistenceKit/PersistenceError/Kind/corrupt``,
-    ///   ``PersistenceKit/PersistenceError/Kind/cannotOpen`` — with the file's path.
+    /// - Throws: `PersistenceError` — `PersistenceError.Kind.missingDirectory`,
+    ///   `PersistenceError.Kind.readOnly`, `PersistenceError.Kind.corrupt`,
+    ///   `PersistenceError.Kind.cannotOpen` — with the file's path.
     public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
         self.path = path
         pool = try SQLiteDatabase.open(
@@ -58,7 +58,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     /// Runs `body` in a write transaction on GRDB's writer connection (see
-    /// ``PersistenceKit/DocumentStore/write(_:)``).
+    /// `DocumentStore.write(_:)`).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
         let (path, tracker, unreadable, publisher) = (path, tracker, unreadable, publisher)
         let (retention, minimumAge) = (configuration.changeLogRetention, configuration.changeLogMinimumAge)
@@ -100,7 +100,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     /// Sets SQLite's `max_page_count`: a cap on the file's size (in pages of 4 KiB); writes beyond it fail with
-    /// ``PersistenceKit/PersistenceError/Kind/diskFull``, as on a full disk. Returns the cap in force.
+    /// `PersistenceError.Kind.diskFull`, as on a full disk. Returns the cap in force.
     @discardableResult
     public func limitSize(toPages pages: Int) async throws -> Int {
         let pages = max(1, pages)  // an Int: PRAGMA takes no bound parameters, and no user text reaches it
@@ -114,7 +114,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         try await pool.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
     }
 
-    /// Closes the database: later operations fail with ``PersistenceKit/PersistenceError/Kind/closed``, and the
+    /// Closes the database: later operations fail with `PersistenceError.Kind.closed`, and the
     /// change feed ends.
     public func close() throws {
         isClosed.withLock { $0 = true }

@@ -5,7 +5,7 @@ public import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 
-/// A ``PersistenceKit/EntityCache`` in a SQLite file: what lets a ``PersistenceKit/PersistentCache`` survive
+/// A `EntityCache` in a SQLite file: what lets a ``PersistenceKit/PersistentCache`` survive
 /// restarts.
 ///
 /// The cache is disposable. A file that is not a database or is damaged — found when opening, or by any later
@@ -25,8 +25,8 @@ public final class SQLiteEntityCache: EntityCache {
 
     /// Opens (or creates) the cache at `path`, replacing a damaged file.
     ///
-    /// - Throws: ``PersistenceKit/PersistenceError`` when the file cannot be opened or created at all
-    ///   (``PersistenceKit/PersistenceError/Kind/missingDirectory``, ``PersistenceKit/PersistenceError/Kind/readOnly``).
+    /// - Throws: `PersistenceError` when the file cannot be opened or created at all
+    ///   (`PersistenceError.Kind.missingDirectory`, `PersistenceError.Kind.readOnly`).
     public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
         self.path = path
         self.configuration = configuration

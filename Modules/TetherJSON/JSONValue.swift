@@ -1,5 +1,5 @@
 /// A JSON value as a `Sendable`, `Hashable` Swift value: what ResourceKit's JSON transformer makes of a body, and
-/// what a document in a ``PersistenceKit`` store is.
+/// what a document in a `PersistenceKit` store is.
 ///
 /// ```swift
 /// let name = resource.typedContent(as: JSONValue.self)?["user"]?["name"]?.stringValue

@@ -2,7 +2,7 @@ public import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 
-/// The rules every ``PersistenceKit/DocumentStore`` must follow, as checks any store can run — ours (in memory,
+/// The rules every `DocumentStore` must follow, as checks any store can run — ours (in memory,
 /// SQLite) or yours. Each check gets a fresh, empty store.
 ///
 /// ```swift

@@ -2,7 +2,7 @@ import TetherConcurrency
 public import PersistenceKit
 
 /// A document store that fails writes at random, for fault-injection tests. A failed write throws a
-/// `PersistenceError` of kind `ioError`: most fail before anything is written; some (``afterCommit``) fail after the
+/// `PersistenceError` of kind `ioError`: most fail before anything is written; some (`afterCommit`) fail after the
 /// transaction committed, as when an acknowledgement is lost — so a caller may only count on what returned.
 /// Reads fail at their own rate (``Faults/readFailure``), before anything is read. The change feed is `base`'s.
 public final class FaultyDocumentStore: DocumentStore {

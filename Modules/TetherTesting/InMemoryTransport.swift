@@ -15,12 +15,12 @@ public import TransportKit
 ///
 /// A request takes the first reply queued for it with ``enqueue(_:_:_:)``, else its route's reply (a route for a
 /// method before one for any method), else the ``respond(with:)`` handler's, else fails with
-/// ``TransportError/Kind-swift.enum/noRoute``. URLs are matched on their absolute string, query included.
+/// `TransportError.Kind-swift.enum.noRoute`. URLs are matched on their absolute string, query included.
 ///
 /// It keeps the promises of a real transport, and passes `TransportConformance`'s suite: a reply later than the
-/// request's timeout fails with ``TransportError/Kind-swift.enum/timedOut`` when the timeout elapses on the clock,
-/// cancellation fails with ``TransportError/Kind-swift.enum/cancelled``, and redirects are followed as its
-/// ``RedirectPolicy`` says (each hop is a request of its own in the log).
+/// request's timeout fails with `TransportError.Kind-swift.enum.timedOut` when the timeout elapses on the clock,
+/// cancellation fails with `TransportError.Kind-swift.enum.cancelled`, and redirects are followed as its
+/// `RedirectPolicy` says (each hop is a request of its own in the log).
 public final class InMemoryTransport: Transport {
     /// A scripted reply.
     public struct Reply: Sendable {
@@ -32,7 +32,7 @@ public final class InMemoryTransport: Transport {
         public var body: Data
         /// How long, on the transport's clock, before the reply (or failure) arrives.
         public var delay: Duration
-        /// When set, the request fails with a ``TransportError`` of this kind instead of replying.
+        /// When set, the request fails with a `TransportError` of this kind instead of replying.
         public var failure: TransportError.Kind?
 
         /// Makes a reply.

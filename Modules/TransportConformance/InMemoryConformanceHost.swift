@@ -1,9 +1,9 @@
 public import TetherTesting
 public import TransportKit
 
-/// The in-memory host: no sockets, an ``InMemoryTransport`` answering with the same ``ConformanceEndpoints`` as
+/// The in-memory host: no sockets, an `InMemoryTransport` answering with the same ``ConformanceEndpoints`` as
 /// the loopback server. Misbehaviours become what a real transport reports for them — garbage is
-/// ``TransportError/Kind-swift.enum/malformedResponse``, a cut body ``TransportError/Kind-swift.enum/connectionFailed``,
+/// `TransportError.Kind-swift.enum.malformedResponse`, a cut body `TransportError.Kind-swift.enum.connectionFailed`,
 /// a silent peer no reply at all — so that tests written against the double see what they would see for real.
 public struct InMemoryConformanceHost: ConformanceHost {
     /// `http://conformance.in-memory`.

@@ -1,7 +1,7 @@
 import TetherConcurrency
 public import TransportKit
 
-/// The checks every ``Transport`` must pass — ours and yours — run against a real HTTP server and a misbehaving
+/// The checks every `Transport` must pass — ours and yours — run against a real HTTP server and a misbehaving
 /// TCP peer on loopback (``LoopbackConformanceHost``), or against the in-memory host.
 ///
 /// Run each check as a test of its own, so that a failure names the behaviour that broke:

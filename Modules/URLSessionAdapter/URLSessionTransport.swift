@@ -5,7 +5,7 @@ import FoundationNetworking
 public import Logging
 public import TransportKit
 
-/// A ``Transport`` on Foundation's `URLSession` (`FoundationNetworking` on Linux): no dependency beyond the
+/// A `Transport` on Foundation's `URLSession` (`FoundationNetworking` on Linux): no dependency beyond the
 /// toolchain, TLS through the platform's own stack.
 ///
 /// ```swift
@@ -18,7 +18,7 @@ public import TransportKit
 /// reaches ResourceKit as a 304 and nothing is remembered between requests that ResourceKit does not know about.
 /// The session is invalidated when the transport is deinitialized.
 ///
-/// Timeouts: the request's ``TransportRequest/timeout`` bounds the whole exchange. URLSession has no separate
+/// Timeouts: the request's `TransportRequest.timeout` bounds the whole exchange. URLSession has no separate
 /// connect timeout; ``Configuration/connectTimeout`` is its idle timeout, which bounds connection set-up and every
 /// silence after it.
 public final class URLSessionTransport: Transport {
@@ -29,7 +29,7 @@ public final class URLSessionTransport: Transport {
         /// Which redirects are followed.
         public var redirects: RedirectPolicy
         /// The largest response body accepted; a larger one fails with
-        /// ``TransportKit/TransportError/Kind-swift.enum/responseTooLarge`` as soon as it is known to be larger.
+        /// `TransportError.Kind-swift.enum.responseTooLarge` as soon as it is known to be larger.
         public var maxResponseSize: Int
         /// How many connections to one host may be open at once.
         public var maxConnectionsPerHost: Int

@@ -1,7 +1,7 @@
 import Logging
 public import RegistryKit
 
-/// `type: manual` — pressure only when the application signals it (``Pipeline/simulateMemoryPressure(_:)`` works
+/// `type: manual` — pressure only when the application signals it (`Pipeline.simulateMemoryPressure(_:)` works
 /// whatever the source).
 public struct ManualPressurePlugin: PipelinePlugin {
     /// "manual".
