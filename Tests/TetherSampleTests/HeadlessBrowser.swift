@@ -31,28 +31,19 @@ struct HeadlessBrowser {
 
     /// Loads `file` and returns its DOM and console messages.
     func load(_ file: URL, in directory: URL) async throws -> Page {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = [
-            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--user-data-dir=\(directory.path)/chromium-profile",
-            "--enable-logging=stderr", "--v=0", "--dump-dom", file.absoluteString,
-        ]
-        let outputPath = directory.appendingPathComponent("dom-\(UUID().uuidString).html")
-        let errorPath = directory.appendingPathComponent("chromium-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputPath)
-        process.standardError = try FileHandle(forWritingTo: errorPath)
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(120)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { process.terminate() }
-        let log = (try? String(contentsOf: errorPath, encoding: .utf8)) ?? ""
+        let child = try ChildProcess(
+            executable,
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                "--user-data-dir=\(directory.path)/chromium-profile", "--enable-logging=stderr", "--v=0", "--dump-dom",
+                file.absoluteString,
+            ], in: directory)
+        _ = await child.waitForExit(within: .seconds(120))
+        let log = child.errors
         // Chromium logs each console message as `[…:INFO:CONSOLE:<line>] "<message>", source: <url> (<line>)`.
         let console = log.split(separator: "\n").filter { $0.contains(":CONSOLE") }.map { line in
             line.range(of: "] ").map { String(line[$0.upperBound...]) } ?? String(line)
         }
-        return Page(dom: (try? String(contentsOf: outputPath, encoding: .utf8)) ?? "", console: console)
+        return Page(dom: child.output, console: console)
     }
 }

@@ -19,34 +19,21 @@ struct SampleProcess {
         _ arguments: [String], in directory: URL, environment: [String: String] = [:],
         interruptWhen: ((String) -> Bool)? = nil
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = executable
         // A test runner that dies leaves no sample running: it stops when its parent is gone.
-        process.arguments = arguments + ["--exit-with-parent"]
-        process.currentDirectoryURL = directory
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let outputPath = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
-        let errorPath = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
-        _ = FileManager.default.createFile(atPath: outputPath.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errorPath.path, contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: outputPath)
-        process.standardError = try FileHandle(forWritingTo: errorPath)
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(600)
-        var interrupted = false
-        while process.isRunning, ContinuousClock.now < deadline {
-            if let interruptWhen, !interrupted, interruptWhen((try? String(contentsOf: outputPath, encoding: .utf8)) ?? "") {
-                process.interrupt()
-                interrupted = true
+        let child = try ChildProcess(
+            executable, arguments + ["--exit-with-parent"], in: directory,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        if let interruptWhen {
+            // The output is a file the sample appends to: look at it until the awaited line appears, or the exit.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(600)
+            while child.process.isRunning, !interruptWhen(child.output), clock.now < deadline {
+                try await clock.sleep(until: clock.now + .milliseconds(20))
             }
-            try await Task.sleep(for: .milliseconds(20))
+            if child.process.isRunning { child.process.interrupt() }
         }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus,
-            output: (try? String(contentsOf: outputPath, encoding: .utf8)) ?? "",
-            errors: (try? String(contentsOf: errorPath, encoding: .utf8)) ?? "")
+        let status = await child.waitForExit(within: .seconds(600))
+        return Result(status: status, output: child.output, errors: child.errors)
     }
 
     /// A fresh folder, removed after `body`.
