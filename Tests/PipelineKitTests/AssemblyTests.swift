@@ -191,16 +191,7 @@ struct AssemblyTests {
     @Test("The service group starts the parts, runs the application, then shuts down in reverse: the database last")
     func lifecycle() async throws {
         try await withTemporaryDirectory { directory in
-            let order = LockedValue<[String]>([])
-            let registry = PluginRegistry.standard
-            registry.register(RecordingTransportPlugin(order: order))
-            registry.register(RecordingSQLitePlugin(order: order))
-            let configuration = try load("""
-                persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
-                memory_pressure: { source: { type: manual } }
-                services:
-                  api: { base_url: "https://api.example", transport: { type: recording } }
-                """, registry: registry, baseDirectory: directory)
+            let (configuration, order) = try recordingConfiguration(in: directory)
             let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             #expect(pipeline.lifecycleServices.count == 3)
             let app = ApplicationService {
@@ -228,16 +219,7 @@ struct AssemblyTests {
     @Test("shutdown() without a service group: parts shut down in reverse, the database last; a second call, or one after the group, shuts nothing down twice")
     func shutdownWithoutGroup() async throws {
         try await withTemporaryDirectory { directory in
-            let order = LockedValue<[String]>([])
-            let registry = PluginRegistry.standard
-            registry.register(RecordingTransportPlugin(order: order))
-            registry.register(RecordingSQLitePlugin(order: order))
-            let configuration = try load("""
-                persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
-                memory_pressure: { source: { type: manual } }
-                services:
-                  api: { base_url: "https://api.example", transport: { type: recording } }
-                """, registry: registry, baseDirectory: directory)
+            let (configuration, order) = try recordingConfiguration(in: directory)
             let pipeline = try AssembledPipeline.assembleQuietly(configuration)
             _ = try await pipeline.store.collection("items").upsert(["_id": "1"])
             try await pipeline.shutdown()
@@ -281,6 +263,21 @@ struct AssemblyTests {
             await #expect(throws: PersistenceError.self) { _ = try await pipeline.store.collection("items").upsert(["_id": "late"]) }
             try other.close()
         }
+    }
+
+    /// A configuration whose transport and SQLite store record, in order, when they are shut down.
+    func recordingConfiguration(in directory: URL) throws -> (PipelineConfiguration, LockedValue<[String]>) {
+        let order = LockedValue<[String]>([])
+        let registry = PluginRegistry.standard
+        registry.register(RecordingTransportPlugin(order: order))
+        registry.register(RecordingSQLitePlugin(order: order))
+        let configuration = try load("""
+            persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
+            memory_pressure: { source: { type: manual } }
+            services:
+              api: { base_url: "https://api.example", transport: { type: recording } }
+            """, registry: registry, baseDirectory: directory)
+        return (configuration, order)
     }
 
     /// A transport plugin of the test's own, registered like any user's, that records its shutdown.
