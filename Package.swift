@@ -134,7 +134,8 @@ let package = Package(
         .target(
             name: "PipelineKit",
             dependencies: [
-                "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit", "PersistenceKit", "TetherJSON",
+                "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit", "PersistenceKit",
+                "TetherJSON",
                 "TetherTesting", "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -146,7 +147,8 @@ let package = Package(
         .target(
             name: "PipelinePlugins",
             dependencies: [
-                "PipelineKit", "TransportKit", "PersistenceKit", "LiveQueryKit", "URLSessionAdapter", "AsyncHTTPClientAdapter",
+                "PipelineKit", "TransportKit", "PersistenceKit", "LiveQueryKit", "URLSessionAdapter",
+                "AsyncHTTPClientAdapter",
                 "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,7 +192,8 @@ let package = Package(
         .target(
             name: "Tether",
             dependencies: [
-                "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON", "PersistenceKit",
+                "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON",
+                "PersistenceKit",
                 "LiveQueryKit",
             ],
             path: "Modules/Tether"),
@@ -199,7 +202,8 @@ let package = Package(
         .executableTarget(
             name: "tether-sample",
             dependencies: [
-                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit", "LiveQueryKit",
+                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit",
+                "LiveQueryKit",
                 "PersistenceKit", "RegistryKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -289,7 +293,8 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "DeliveryKit", "TetherTesting",
-                "TetherTestingTraits", "TetherConcurrency", .product(name: "PropertyBased", package: "swift-property-based"),
+                "TetherTestingTraits", "TetherConcurrency",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
         ),
@@ -304,7 +309,9 @@ let package = Package(
         // A separate process for the tests that need one: a restart with the same cache file, a SIGKILL mid-write.
         .executableTarget(
             name: "tether-persistence-probe",
-            dependencies: ["SQLiteAdapter", "PersistenceKit", "ResourceKit", "TransportKit", "URLSessionAdapter", "TetherJSON"],
+            dependencies: [
+                "SQLiteAdapter", "PersistenceKit", "ResourceKit", "TransportKit", "URLSessionAdapter", "TetherJSON",
+            ],
             path: "Tests/PersistenceProbe"
         ),
         .testTarget(
@@ -320,7 +327,8 @@ let package = Package(
         .testTarget(
             name: "PipelineKitTests",
             dependencies: [
-                "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit",
+                "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit",
+                "LiveQueryKit",
                 "PersistenceKit", "TetherJSON", "TetherTesting", "TetherTestingTraits", "TransportConformance",
                 "TetherConcurrency", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -338,8 +346,10 @@ let package = Package(
         .testTarget(
             name: "DocSnippets",
             dependencies: [
-                "Tether", "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter", "URLSessionAdapter",
-                "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency",
+                "Tether", "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
+                "URLSessionAdapter",
+                "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance",
+                "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -149,7 +149,8 @@ func runScenario(_ policy: Policy, count: Int, benchmark: Benchmark) {
 /// The scenario's own measurements (package-benchmark reports a custom metric only when it is configured).
 enum Metric {
     static let held = BenchmarkMetric.custom("Snapshots held by lane + observer, high-water", useScalingFactor: false)
-    static let highWater = BenchmarkMetric.custom("Live snapshots incl. producer's, high-water", useScalingFactor: false)
+    static let highWater = BenchmarkMetric.custom(
+        "Live snapshots incl. producer's, high-water", useScalingFactor: false)
     static let deliveries = BenchmarkMetric.custom("Deliveries", useScalingFactor: false)
     static let peakResident = BenchmarkMetric.custom("Peak RSS, sampled (MB)", useScalingFactor: false)
     static let quiesce = BenchmarkMetric.custom("Time to quiesce (ms)", useScalingFactor: false)
@@ -157,7 +158,9 @@ enum Metric {
 
 let benchmarks: @Sendable () -> Void = {
     let scenario = Benchmark.Configuration(
-        metrics: [.peakMemoryResident, Metric.held, Metric.highWater, Metric.deliveries, Metric.peakResident, Metric.quiesce],
+        metrics: [
+            .peakMemoryResident, Metric.held, Metric.highWater, Metric.deliveries, Metric.peakResident, Metric.quiesce,
+        ],
         warmupIterations: 0,
         maxDuration: .seconds(600),
         maxIterations: 1

@@ -14,8 +14,10 @@ enum Fixture {
     static let pad = String(repeating: "x", count: 170)
 
     static func document(_ index: Int, seq: Int = -1) -> JSONValue {
-        ["_id": .string("d\(index)"), "group": .string("g\(index % groups)"), "name": .string("Item \(index)"),
-         "n": .number(Double(index)), "seq": .number(Double(seq)), "pad": .string(pad)]
+        [
+            "_id": .string("d\(index)"), "group": .string("g\(index % groups)"), "name": .string("Item \(index)"),
+            "n": .number(Double(index)), "seq": .number(Double(seq)), "pad": .string(pad),
+        ]
     }
 
     /// A document of the observed group, chosen by `i`.
@@ -47,12 +49,14 @@ enum Fixture {
     static func grdbPool() throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: directory() + "/grdb-\(UUID().uuidString).sqlite", configuration: configuration)
+        let pool = try DatabasePool(
+            path: directory() + "/grdb-\(UUID().uuidString).sqlite", configuration: configuration)
         try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
-                CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
+                    CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
+                    """)
             for index in 0..<documentCount {
                 try db.execute(
                     sql: "INSERT INTO tether_documents (collection, id, body) VALUES ('items', ?, ?)",

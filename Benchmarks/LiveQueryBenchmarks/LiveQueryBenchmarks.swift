@@ -105,7 +105,9 @@ func grdbObservation(
     ValueObservation.trackingConstantRegion { db -> [JSONValue] in
         fetches.withLock { $0 += 1 }
         return try Fixture.grdbFetch(db)
-    }.start(in: pool, scheduling: .async(onQueue: queue), onError: { print("GRDB observation error: \($0)") }, onChange: onChange)
+    }.start(
+        in: pool, scheduling: .async(onQueue: queue), onError: { print("GRDB observation error: \($0)") },
+        onChange: onChange)
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -117,17 +119,20 @@ let benchmarks: @Sendable () -> Void = {
             try await measureLatency(benchmark, rate: rate, count: count) { index, seq in
                 try await items.upsert(Fixture.document(index, seq: seq))
             } observe: { handler in
-                try Fixture.tetherQuery(store).observeLocal(deliverOn: DispatchQueue(label: "handler")) { documents, _ in
+                try Fixture.tetherQuery(store).observeLocal(deliverOn: DispatchQueue(label: "handler")) {
+                    documents, _ in
                     handler(documents.map(\.value))
                 }
             }
         }
-        Benchmark("1. Latency at \(rate) commits/s — GRDB ValueObservation", configuration: scenario([latency])) { benchmark in
+        Benchmark("1. Latency at \(rate) commits/s — GRDB ValueObservation", configuration: scenario([latency])) {
+            benchmark in
             let pool = try Fixture.grdbPool()
             try await measureLatency(benchmark, rate: rate, count: count) { index, seq in
                 try await Fixture.grdbWrite(pool, index: index, seq: seq)
             } observe: { handler in
-                grdbObservation(pool, fetches: LockedValue(0), queue: DispatchQueue(label: "handler"), onChange: handler)
+                grdbObservation(
+                    pool, fetches: LockedValue(0), queue: DispatchQueue(label: "handler"), onChange: handler)
             }
         }
     }
@@ -143,19 +148,27 @@ let benchmarks: @Sendable () -> Void = {
             try Fixture.tetherQuery(store).observeLocal(deliverOn: DispatchQueue(label: "handler")) { documents, _ in
                 handler(documents.map(\.value))
             }
-        } held: { ($0 as? LiveQuery)?.deliveryStatistics.heldHighWater }
+        } held: {
+            ($0 as? LiveQuery)?.deliveryStatistics.heldHighWater
+        }
     }
-    Benchmark("2. 100,000 commits, 10 ms handler — GRDB ValueObservation .async(onQueue:)", configuration: scenario(fastMetrics)) { benchmark in
+    Benchmark(
+        "2. 100,000 commits, 10 ms handler — GRDB ValueObservation .async(onQueue:)",
+        configuration: scenario(fastMetrics)
+    ) { benchmark in
         let pool = try Fixture.grdbPool()
         try await measureFastWriter(benchmark, count: 100_000, waitForFinal: .seconds(30)) { index, seq in
             try await Fixture.grdbWrite(pool, index: index, seq: seq)
         } observe: { handler in
             grdbObservation(pool, fetches: LockedValue(0), queue: DispatchQueue(label: "handler"), onChange: handler)
-        } held: { _ in nil }
+        } held: { _ in
+            nil
+        }
     }
 
     // 3. Irrelevant writes: 1,000 commits to another group.
-    Benchmark("3. 1,000 irrelevant commits — Tether", configuration: scenario([evaluations, incrementalUpdates])) { benchmark in
+    Benchmark("3. 1,000 irrelevant commits — Tether", configuration: scenario([evaluations, incrementalUpdates])) {
+        benchmark in
         let store = try await Fixture.tetherStore()
         let items = store.collection("items")
         let liveQuery = try Fixture.tetherQuery(store).observeLocal { _, _ in }
@@ -167,7 +180,8 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(incrementalUpdates, store.statistics.incrementalUpdates)
         await liveQuery.stop()
     }
-    Benchmark("3. 1,000 irrelevant commits — GRDB ValueObservation", configuration: scenario([evaluations])) { benchmark in
+    Benchmark("3. 1,000 irrelevant commits — GRDB ValueObservation", configuration: scenario([evaluations])) {
+        benchmark in
         let pool = try Fixture.grdbPool()
         let fetches = LockedValue(0)
         let observation = grdbObservation(pool, fetches: fetches, queue: DispatchQueue(label: "handler")) { _ in }
@@ -181,7 +195,10 @@ let benchmarks: @Sendable () -> Void = {
 
     // 4. Fan-out: one query, many observers.
     for observers in [0, 1, 10, 100, 1_000] {
-        Benchmark("4. Fan-out to \(observers) observers, 200 commits — Tether", configuration: scenario([commitLatency, evaluations, incrementalUpdates])) { benchmark in
+        Benchmark(
+            "4. Fan-out to \(observers) observers, 200 commits — Tether",
+            configuration: scenario([commitLatency, evaluations, incrementalUpdates])
+        ) { benchmark in
             let store = try await Fixture.tetherStore()
             let items = store.collection("items")
             let queries = try (0..<observers).map { _ in try Fixture.tetherQuery(store).observeLocal { _, _ in } }

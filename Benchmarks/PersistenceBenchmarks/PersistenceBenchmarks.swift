@@ -18,7 +18,10 @@ func freshPath(_ name: String) -> String {
 }
 
 func document(_ index: Int) -> JSONValue {
-    ["_id": .string("d\(index)"), "store_id": "abc123", "name": .string("Item \(index)"), "price": .number(Double(index % 100) / 4), "tags": ["a", "b"]]
+    [
+        "_id": .string("d\(index)"), "store_id": "abc123", "name": .string("Item \(index)"),
+        "price": .number(Double(index % 100) / 4), "tags": ["a", "b"],
+    ]
 }
 
 /// The same schema as SQLiteDocumentStore's, opened the same way, written with plain GRDB.
@@ -27,10 +30,11 @@ func rawPool(_ path: String) throws -> DatabasePool {
     configuration.busyMode = .timeout(5)
     let pool = try DatabasePool(path: path, configuration: configuration)
     try pool.write { db in
-        try db.execute(sql: """
-            CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
-            CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
+                CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
+                """)
     }
     return pool
 }
@@ -48,7 +52,8 @@ final class NullObserver: TransactionObserver, Sendable {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 40)
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 40)
 
     Benchmark("Upsert 1,000 documents, one transaction each (Tether)") { benchmark in
         for _ in benchmark.scaledIterations {
@@ -76,7 +81,8 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
-    Benchmark("Insert 1,000 documents, one transaction each (raw GRDB, same JSON, a no-op transaction observer)") { benchmark in
+    Benchmark("Insert 1,000 documents, one transaction each (raw GRDB, same JSON, a no-op transaction observer)") {
+        benchmark in
         for _ in benchmark.scaledIterations {
             let pool = try rawPool(freshPath("raw-observed"))
             let observer = NullObserver()
@@ -118,7 +124,8 @@ let benchmarks: @Sendable () -> Void = {
             let pool = try rawPool(freshPath("raw-batch"))
             benchmark.startMeasurement()
             try await pool.write { db in
-                let statement = try db.cachedStatement(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
+                let statement = try db.cachedStatement(
+                    sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
                 for index in 0..<1_000 { try statement.execute(arguments: ["items", "d\(index)", texts[index]]) }
             }
             benchmark.stopMeasurement()
@@ -141,16 +148,21 @@ let benchmarks: @Sendable () -> Void = {
         let pool = try rawPool(freshPath("raw-get"))
         try await pool.write { db in
             for index in 0..<1_000 {
-                try db.execute(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)", arguments: ["items", "d\(index)", texts[index]])
+                try db.execute(
+                    sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)",
+                    arguments: ["items", "d\(index)", texts[index]])
             }
         }
         for _ in benchmark.scaledIterations {
             for index in 0..<1_000 {
-                blackHole(try await pool.read { db in
-                    try String.fetchOne(
-                        db.cachedStatement(sql: "SELECT body FROM tether_documents WHERE collection = ? AND id = ?"),
-                        arguments: ["items", "d\(index)"]).map { try JSONValue(parsing: $0) }
-                })
+                blackHole(
+                    try await pool.read { db in
+                        try String.fetchOne(
+                            db.cachedStatement(
+                                sql: "SELECT body FROM tether_documents WHERE collection = ? AND id = ?"),
+                            arguments: ["items", "d\(index)"]
+                        ).map { try JSONValue(parsing: $0) }
+                    })
             }
         }
         try pool.close()
@@ -158,7 +170,8 @@ let benchmarks: @Sendable () -> Void = {
 
     Benchmark("Entity cache: write then read 1,000 entries of 2 KB (SQLiteEntityCache)") { benchmark in
         let cache = try SQLiteEntityCache(path: freshPath("cache"))
-        let entity = CachedEntity(body: Data(repeating: 42, count: 2048), headers: [.init(name: "ETag", value: "\"v1\"")], timestamp: Date())
+        let entity = CachedEntity(
+            body: Data(repeating: 42, count: 2048), headers: [.init(name: "ETag", value: "\"v1\"")], timestamp: Date())
         for _ in benchmark.scaledIterations {
             for index in 0..<1_000 { try cache.writeEntity(entity, forKey: "https://api.test/items/\(index)") }
             for index in 0..<1_000 { blackHole(try cache.readEntity(forKey: "https://api.test/items/\(index)")) }

@@ -28,7 +28,13 @@ func run(workers: Int, _ get: @escaping @Sendable (_ worker: Int) async throws -
 }
 
 /// Runs `body` once per scaled iteration against a fresh loopback server, measuring only the requests.
-func measure(_ benchmark: Benchmark, workers: Int, through make: @escaping @Sendable (LoopbackHTTPServer) async throws -> (get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void)) async throws {
+func measure(
+    _ benchmark: Benchmark, workers: Int,
+    through make:
+        @escaping @Sendable (LoopbackHTTPServer) async throws -> (
+            get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void
+        )
+) async throws {
     try await LoopbackHTTPServer.with { server in
         let (get, close) = try await make(server)
         try await run(workers: workers, get)  // warm the connections
@@ -39,25 +45,33 @@ func measure(_ benchmark: Benchmark, workers: Int, through make: @escaping @Send
     }
 }
 
-func bareClient(_ server: LoopbackHTTPServer) -> (get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void) {
+func bareClient(_ server: LoopbackHTTPServer) -> (
+    get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void
+) {
     var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
     configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 8
     let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     let url = server.url(path).absoluteString
-    return ({ _ in
-        let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
-        blackHole(try await response.body.collect(upTo: 1 << 20))
-    }, { try await client.shutdown() })
+    return (
+        { _ in
+            let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
+            blackHole(try await response.body.collect(upTo: 1 << 20))
+        }, { try await client.shutdown() }
+    )
 }
 
-func throughResources(_ server: LoopbackHTTPServer, transport: any Transport, close: @escaping @Sendable () async throws -> Void) -> (get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void) {
+func throughResources(
+    _ server: LoopbackHTTPServer, transport: any Transport, close: @escaping @Sendable () async throws -> Void
+) -> (get: @Sendable (Int) async throws -> Void, close: @Sendable () async throws -> Void) {
     let service = Service(baseURL: server.baseURL, transport: transport)
     // One resource per worker: load() supersedes a load in flight on the same resource.
     let resources = (0..<concurrency).map { service.resource(path).withParam("worker", "\($0)") }
-    return ({ worker in
-        let request: Request = resources[worker].load()
-        blackHole(try await request.outcome.get())
-    }, close)
+    return (
+        { worker in
+            let request: Request = resources[worker].load()
+            blackHole(try await request.outcome.get())
+        }, close
+    )
 }
 
 let benchmarks: @Sendable () -> Void = {
@@ -81,7 +95,8 @@ let benchmarks: @Sendable () -> Void = {
         }
         Benchmark("10k GETs, \(label): Resource.load() on URLSessionTransport") { benchmark in
             try await measure(benchmark, workers: workers) { server in
-                throughResources(server, transport: URLSessionTransport(configuration: .init(maxConnectionsPerHost: 8))) {}
+                throughResources(server, transport: URLSessionTransport(configuration: .init(maxConnectionsPerHost: 8)))
+                {}
             }
         }
     }

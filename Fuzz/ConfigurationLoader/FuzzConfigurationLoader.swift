@@ -28,6 +28,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 // SwiftPM links an executable's entry point as `<product>_main` (aliased to `main`); hand it to libFuzzer's driver.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

@@ -6,7 +6,9 @@ import LiveQueryKit
 import PersistenceKit
 import TetherJSON
 
-let args: [String: JSONValue] = ["store": "abc123", "n": 3, "list": ["a", 1, true, .null], "flag": true, "none": .null]
+let args: [String: JSONValue] = [
+    "store": "abc123", "n": 3, "list": ["a", 1, true, .null], "flag": true, "none": .null,
+]
 let document: JSONValue = [
     "_id": "d1", "store_id": "abc123", "name": "Pear", "qty": 4, "price": 1.25, "tags": ["fruit", "green"],
     "nested": ["a": ["b": 2]], "flag": false, "missing": .null,
@@ -27,6 +29,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 // SwiftPM links an executable's entry point as `<product>_main` (aliased to `main`); hand it to libFuzzer's driver.
+// swift-format-ignore: AlwaysUseLowerCamelCase
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

@@ -1,9 +1,9 @@
 public import AsyncHTTPClient
+public import Logging
 import NIOCore
 import NIOHTTP1
-public import NIOSSL
 import NIOPosix
-public import Logging
+public import NIOSSL
 public import ServiceLifecycle
 import TetherConcurrency
 public import TransportKit
@@ -74,15 +74,18 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         var clientConfiguration = HTTPClient.Configuration(
             tlsConfiguration: configuration.tls,
             redirectConfiguration: .disallow,
-            timeout: HTTPClient.Configuration.Timeout(connect: .nanoseconds(Int64(configuration.connectTimeout.timeInterval * 1e9))),
+            timeout: HTTPClient.Configuration.Timeout(
+                connect: .nanoseconds(Int64(configuration.connectTimeout.timeInterval * 1e9))),
             connectionPool: HTTPClient.Configuration.ConnectionPool(
-                idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: max(configuration.maxConnectionsPerHost, 1)),
+                idleTimeout: .seconds(60),
+                concurrentHTTP1ConnectionsPerHostSoftLimit: max(configuration.maxConnectionsPerHost, 1)),
             decompression: .disabled
         )
         clientConfiguration.httpVersion = .automatic
         // A refused or failed connection fails the request at once; retrying is RetryingTransport's decision.
         clientConfiguration.connectionPool.retryConnectionEstablishment = false
-        self.client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
+        self.client = HTTPClient(
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: clientConfiguration)
         self.ownsClient = true
         self.configuration = configuration
     }
@@ -98,7 +101,8 @@ public final class AsyncHTTPClientTransport: Transport, Service {
 
     deinit {
         guard ownsClient, !isShutDown.withLock({ $0 }) else { return }
-        configuration.logger.warning("AsyncHTTPClientTransport deinitialized without shutdown(); shutting its client down now")
+        configuration.logger.warning(
+            "AsyncHTTPClientTransport deinitialized without shutdown(); shutting its client down now")
         client.shutdown { _ in }
     }
 
@@ -136,7 +140,8 @@ public final class AsyncHTTPClientTransport: Transport, Service {
             TransportLog.logReceived(response, to: request, after: clock.now - start, logger: logger)
             return response
         } catch {
-            let failure = NIOErrorMapping.transportError(error, request: request, maxResponseSize: configuration.maxResponseSize)
+            let failure = NIOErrorMapping.transportError(
+                error, request: request, maxResponseSize: configuration.maxResponseSize)
             TransportLog.logFailed(failure, to: logger)
             throw failure
         }
@@ -156,9 +161,14 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         }
         defer { timer.cancel() }
         do {
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        } catch where expired.withLock({ $0 }) {
-            throw TransportError(.timedOut, request: request, message: "no complete response within \(request.timeout)", cause: error)
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                task.cancel()
+            }
+        } catch  where expired.withLock({ $0 }) {
+            throw TransportError(
+                .timedOut, request: request, message: "no complete response within \(request.timeout)", cause: error)
         }
     }
 
@@ -166,7 +176,8 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             request.url.host?.isEmpty == false
         else {
-            throw TransportError(.invalidURL, request: request, message: "only http and https URLs with a host can be sent")
+            throw TransportError(
+                .invalidURL, request: request, message: "only http and https URLs with a host can be sent")
         }
         if ownsClient, isShutDown.withLock({ $0 }) {
             throw TransportError(.other, request: request, message: "the transport's client has been shut down")
@@ -182,10 +193,15 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         var headers = TransportKit.HTTPHeaders()
         for field in response.headers { headers.add(name: field.name, value: field.value) }
         if let refusal = ContentCoding.refusal(of: headers, to: request) { throw refusal }
-        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init), length > configuration.maxResponseSize {
-            throw TransportError(.responseTooLarge, request: request, message: "the response body is \(length) bytes, more than \(configuration.maxResponseSize)")
+        if let length = response.headers.first(name: "Content-Length").flatMap(Int.init),
+            length > configuration.maxResponseSize
+        {
+            throw TransportError(
+                .responseTooLarge, request: request,
+                message: "the response body is \(length) bytes, more than \(configuration.maxResponseSize)")
         }
         let body = try await response.body.collect(upTo: configuration.maxResponseSize)
-        return TransportResponse(status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+        return TransportResponse(
+            status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
     }
 }

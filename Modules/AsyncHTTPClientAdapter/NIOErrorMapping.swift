@@ -27,10 +27,16 @@ enum NIOErrorMapping {
             return (kind(of: error), "HTTPClientError: \(error)")
         case let error as NIOConnectionError:
             if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
-                return (.hostNotFound, "\(error.host) did not resolve: \(error.dnsAError.map { "\($0)" } ?? "") \(error.dnsAAAAError.map { "\($0)" } ?? "")")
+                return (
+                    .hostNotFound,
+                    "\(error.host) did not resolve: \(error.dnsAError.map { "\($0)" } ?? "") \(error.dnsAAAAError.map { "\($0)" } ?? "")"
+                )
             }
             let refused = error.connectionErrors.contains { ($0.error as? IOError)?.errnoCode == ECONNREFUSED }
-            return (refused ? .connectionRefused : .connectionFailed, "could not connect to \(error.host):\(error.port): \(error)")
+            return (
+                refused ? .connectionRefused : .connectionFailed,
+                "could not connect to \(error.host):\(error.port): \(error)"
+            )
         case let error as IOError:
             switch error.errnoCode {
             case ECONNREFUSED: return (.connectionRefused, "connection refused: \(error)")
@@ -40,14 +46,17 @@ enum NIOErrorMapping {
         case let error as ChannelError:
             switch error {
             case .connectTimeout: return (.timedOut, "connect timeout: \(error)")
-            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return (.connectionFailed, "the connection closed: \(error)")
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed:
+                return (.connectionFailed, "the connection closed: \(error)")
             default: return (.connectionFailed, "\(error)")
             }
         case is SocketAddressError:
             return (.hostNotFound, "\(error)")
         case let error as HTTPParserError:
             // The connection closing in the middle of a body surfaces as the parser's unexpected end of stream.
-            if error == .invalidEOFState { return (.connectionFailed, "the connection closed before the response was complete") }
+            if error == .invalidEOFState {
+                return (.connectionFailed, "the connection closed before the response was complete")
+            }
             return (.malformedResponse, "not a valid HTTP response: \(error)")
         case is NIOSSLError, is BoringSSLError, is NIOSSLExtraError:
             return (.tlsFailure, "TLS: \(error)")

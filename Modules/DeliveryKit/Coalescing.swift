@@ -10,7 +10,9 @@ public struct Coalescing<Payload: Sendable>: Sendable {
 
     /// Merge the waiting payload with the newer one, for payloads that describe changes rather than states
     /// (for example, a diff that must stay relative to the last snapshot actually delivered).
-    public static func merge(_ combine: @escaping @Sendable (_ waiting: Payload, _ newer: Payload) -> Payload) -> Coalescing {
+    public static func merge(_ combine: @escaping @Sendable (_ waiting: Payload, _ newer: Payload) -> Payload)
+        -> Coalescing
+    {
         Coalescing(combine: combine)
     }
 }

@@ -280,7 +280,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     }
 
     @inlinable
-    func callAsync(_ body: @Sendable (Delivery<Payload>) async -> Void, with delivery: consuming Delivery<Payload>) async {
+    func callAsync(_ body: @Sendable (Delivery<Payload>) async -> Void, with delivery: consuming Delivery<Payload>)
+        async
+    {
         await body(delivery)
     }
 

@@ -90,7 +90,10 @@ final class StreamBuffer<Payload: Sendable>: Sendable {
         signal?()
     }
 
-    enum WaitOutcome { case deliver(Delivery<Payload>), end, suspended }
+    enum WaitOutcome {
+        case deliver(Delivery<Payload>)
+        case end, suspended
+    }
 
     func wait(_ continuation: CheckedContinuation<Delivery<Payload>?, Never>) {
         let outcome = state.withLock { state -> WaitOutcome in

@@ -1,7 +1,7 @@
 public import DeliveryKit
-public import TetherConcurrency
 import OwnershipKit
 import PersistenceKit
+public import TetherConcurrency
 
 /// An observation of a query. It ends on `stop()` or when this handle is deinitialized — except for the
 /// owner-tied variants (`observeLocal(owner:…)`), which end when their owner is deallocated (or on `stop()`), so

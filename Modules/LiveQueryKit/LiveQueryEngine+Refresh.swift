@@ -97,7 +97,8 @@ extension LiveQueryEngine {
     /// sorted after its last document. So the merged list is exact up to that old last document: if at least
     /// `limit` documents sort no later than it, they are the new window; otherwise the query must refill it.
     static func merge(
-        _ changed: Dictionary<String, ChangeSet.Kind>.Keys, _ current: [String: StoredDocument], into result: [Document],
+        _ changed: Dictionary<String, ChangeSet.Kind>.Keys, _ current: [String: StoredDocument],
+        into result: [Document],
         query: DocumentQuery
     ) -> [Document]? {
         let changedIDs = Set(changed)
@@ -110,7 +111,9 @@ extension LiveQueryEngine {
         guard limit > 0 else { return [] }
         guard result.count >= limit, let last = result.last else { return Array(merged.prefix(limit)) }
         let boundary = StoredDocument(validatedID: last.id, body: last.value)
-        let known = merged.prefix { !query.areInIncreasingOrder(boundary, StoredDocument(validatedID: $0.id, body: $0.value)) }
+        let known = merged.prefix {
+            !query.areInIncreasingOrder(boundary, StoredDocument(validatedID: $0.id, body: $0.value))
+        }
         return known.count >= limit ? Array(merged.prefix(limit)) : nil
     }
 

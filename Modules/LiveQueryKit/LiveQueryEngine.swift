@@ -91,7 +91,10 @@ final class LiveQueryEngine: Sendable {
     func register(_ registration: Registration) {
         while true {
             if state.withLock({ $0.subscription == nil }) { subscribe() }
-            enum Outcome { case stopped, unsubscribed, added((EngineInbox.Consumer, EngineInbox.Work)?) }
+            enum Outcome {
+                case stopped, unsubscribed
+                case added((EngineInbox.Consumer, EngineInbox.Work)?)
+            }
             let outcome = state.withLock { state -> Outcome in
                 // Ended before it got here (its owner died at once): unregister found nothing to remove.
                 guard !registration.stopped.withLock({ $0 }) else { return .stopped }
@@ -162,7 +165,8 @@ final class LiveQueryEngine: Sendable {
                     state.consumer = nil
                 }
             }
-            released.waiters = state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+            released.waiters = state.catchUp.takeReady(
+                startingObservers: state.isStarting, observing: state.isObserving)
             return released
         }
         guard let released else { return }
@@ -220,7 +224,10 @@ final class LiveQueryEngine: Sendable {
     /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
         await withCheckedContinuation { (continuation: EngineInbox.Consumer) in
-            enum Next { case work(EngineInbox.Work), end, wait }
+            enum Next {
+                case work(EngineInbox.Work)
+                case end, wait
+            }
             let next = state.withLock { state -> Next in
                 if let work = state.inbox.take() {
                     state.isStartingObservers = !work.registrations.isEmpty
@@ -257,7 +264,8 @@ final class LiveQueryEngine: Sendable {
     func start(_ registration: Registration) async {
         let known = state.withLock { state -> Snapshot?? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
-            guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 }) else {
+            guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 })
+            else {
                 return .some(nil)
             }
             var evaluation = state.evaluations[registration.query] ?? Evaluation()

@@ -13,9 +13,21 @@ enum QueryToken: Equatable, Sendable {
     }
 
     enum Symbol: String, Sendable {
-        case equal = "==", notEqual = "!=", lessOrEqual = "<=", greaterOrEqual = ">=", less = "<", greater = ">"
-        case and = "&&", or = "||", not = "!"
-        case openParen = "(", closeParen = ")", openBracket = "[", closeBracket = "]", comma = ",", dot = "."
+        case equal = "=="
+        case notEqual = "!="
+        case lessOrEqual = "<="
+        case greaterOrEqual = ">="
+        case less = "<"
+        case greater = ">"
+        case and = "&&"
+        case or = "||"
+        case not = "!"
+        case openParen = "("
+        case closeParen = ")"
+        case openBracket = "["
+        case closeBracket = "]"
+        case comma = ","
+        case dot = "."
     }
 
     /// How the token reads in messages.
@@ -78,9 +90,12 @@ struct QueryLexer {
             throw QueryError("'=' is not an operator: use '==' to compare", query: query, column: column)
         }
         if character == "&" || character == "|" {
-            throw QueryError("'\(character)' is not an operator: use '\(character)\(character)'", query: query, column: column)
+            throw QueryError(
+                "'\(character)' is not an operator: use '\(character)\(character)'", query: query, column: column)
         }
-        if character == "\"" || character == "'" { return positioned(.string(try string(quote: character, column: column))) }
+        if character == "\"" || character == "'" {
+            return positioned(.string(try string(quote: character, column: column)))
+        }
         if character.isNumber || (character == "-" && index + 1 < characters.count && characters[index + 1].isNumber) {
             return positioned(.number(try number(column: column)))
         }
@@ -101,7 +116,9 @@ struct QueryLexer {
 
     mutating func identifier() -> String {
         let start = index
-        while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" {
+        while index < characters.count,
+            characters[index].isLetter || characters[index].isNumber || characters[index] == "_"
+        {
             index += 1
         }
         return String(characters[start..<index])
@@ -134,9 +151,11 @@ struct QueryLexer {
     mutating func number(column: Int) throws(QueryError) -> Double {
         let start = index
         if characters[index] == "-" { index += 1 }
-        while index < characters.count, characters[index].isNumber || characters[index] == "." || characters[index] == "e"
-            || characters[index] == "E"
-            || ((characters[index] == "+" || characters[index] == "-") && (characters[index - 1] == "e" || characters[index - 1] == "E"))
+        while index < characters.count,
+            characters[index].isNumber || characters[index] == "." || characters[index] == "e"
+                || characters[index] == "E"
+                || ((characters[index] == "+" || characters[index] == "-")
+                    && (characters[index - 1] == "e" || characters[index - 1] == "E"))
         {
             index += 1
         }

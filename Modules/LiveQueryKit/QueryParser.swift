@@ -143,7 +143,9 @@ struct QueryParser {
             case .greater: op = .greater
             case .greaterOrEqual: op = .greaterOrEqual
             default:
-                throw error("expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)", at: operatorToken.column)
+                throw error(
+                    "expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)",
+                    at: operatorToken.column)
             }
             let valueColumn = current.column
             let value = try scalar(for: "'\(op.rawValue)'")
@@ -151,7 +153,8 @@ struct QueryParser {
                 switch value {
                 case .number, .string: break
                 case .null, .bool:
-                    throw error("type mismatch: '\(op.rawValue)' compares numbers or strings, not \(value)", at: valueColumn)
+                    throw error(
+                        "type mismatch: '\(op.rawValue)' compares numbers or strings, not \(value)", at: valueColumn)
                 }
             }
             return .compare(path, op, value)
@@ -164,7 +167,8 @@ struct QueryParser {
             }
             return .like(path, pattern)
         default:
-            var message = "expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)"
+            var message =
+                "expected an operator (==, !=, <, <=, >, >=, IN, LIKE) after '\(path)', found \(operatorToken.token.display)"
             if case .keyword(.contains) = operatorToken.token {
                 message += "; to test whether an array holds a value, write contains(\(path), value)"
             }
@@ -191,7 +195,9 @@ struct QueryParser {
         do {
             return try DocumentPath(components: components)
         } catch {
-            throw self.error("'\(components.joined(separator: "."))' is not a field path: use ASCII letters, digits and '_'", at: start.column)
+            throw self.error(
+                "'\(components.joined(separator: "."))' is not a field path: use ASCII letters, digits and '_'",
+                at: start.column)
         }
     }
 
@@ -207,7 +213,9 @@ struct QueryParser {
         case .argument(let name):
             let value = try argument(name, at: token.column)
             guard let scalar = Self.scalar(value) else {
-                throw error("type mismatch: $args.\(name) is \(Self.kind(of: value)); \(context) needs a string, number, Boolean or null", at: token.column)
+                throw error(
+                    "type mismatch: $args.\(name) is \(Self.kind(of: value)); \(context) needs a string, number, Boolean or null",
+                    at: token.column)
             }
             return scalar
         default:
@@ -226,7 +234,9 @@ struct QueryParser {
             var values: [ScalarValue] = []
             for element in elements {
                 guard let scalar = Self.scalar(element) else {
-                    throw error("type mismatch: $args.\(name) holds \(Self.kind(of: element)); IN lists hold strings, numbers, Booleans and null", at: start.column)
+                    throw error(
+                        "type mismatch: $args.\(name) holds \(Self.kind(of: element)); IN lists hold strings, numbers, Booleans and null",
+                        at: start.column)
                 }
                 values.append(scalar)
             }
@@ -252,7 +262,9 @@ struct QueryParser {
     func argument(_ name: String, at column: Int) throws(QueryError) -> JSONValue {
         guard let value = args[name] else {
             let known = args.keys.sorted().map { "$args.\($0)" }.joined(separator: ", ")
-            throw error("unknown parameter $args.\(name)" + (known.isEmpty ? " (no args were given)" : " (given: \(known))"), at: column)
+            throw error(
+                "unknown parameter $args.\(name)" + (known.isEmpty ? " (no args were given)" : " (given: \(known))"),
+                at: column)
         }
         return value
     }

@@ -1,7 +1,7 @@
 public import Logging
 public import PersistenceKit
-public import TetherJSON
 import TetherConcurrency
+public import TetherJSON
 
 /// Collections of documents you write and observe: Ditto's local store, over any `DocumentStore`.
 ///

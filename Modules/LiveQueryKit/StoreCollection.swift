@@ -49,9 +49,10 @@ public struct StoreCollection: Sendable {
 
     /// The document with `_id` `id`, to read, observe, update or remove.
     public func findByID(_ id: String) -> PendingIDQuery {
-        PendingIDQuery(query: PendingQuery(
-            collection: self, text: "_id == \(JSONValue.string(id).jsonText)",
-            predicate: { .compare(try DocumentPath("_id"), .equal, .string(id)) }))
+        PendingIDQuery(
+            query: PendingQuery(
+                collection: self, text: "_id == \(JSONValue.string(id).jsonText)",
+                predicate: { .compare(try DocumentPath("_id"), .equal, .string(id)) }))
     }
 }
 

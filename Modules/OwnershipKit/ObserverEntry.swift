@@ -65,7 +65,8 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
 
     @inlinable
     init(
-        id: UInt64, strong: StrongObserver<Observer>?, object: WeakReference?, project: (@Sendable (AnyObject) -> Observer?)?,
+        id: UInt64, strong: StrongObserver<Observer>?, object: WeakReference?,
+        project: (@Sendable (AnyObject) -> Observer?)?,
         isSelfOwned: Bool, owners: [WeakReference]
     ) {
         self.id = id

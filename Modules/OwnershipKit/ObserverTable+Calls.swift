@@ -1,5 +1,5 @@
-public import TetherConcurrency
 public import Synchronization
+public import TetherConcurrency
 
 /// One observer's entry in an ``ObserverTable``: what a delivery made outside the table (by a lane, in a task) gives
 /// back to the table to ask whether the observer may be called now.

@@ -1,6 +1,5 @@
 public import TetherConcurrency
 
-
 extension ObserverTable {
     /// One unit of delivery work, run in order by whichever thread is draining. Indirect, so that moving one
     /// through the queue moves a pointer.
@@ -87,7 +86,9 @@ extension ObserverTable {
 
         /// Ends the entry at `index`: it stops receiving at once, and its stopped notice is queued.
         @inlinable
-        mutating func end(at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
+        mutating func end(
+            at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome
+        ) {
             let entry = entries.remove(at: index)
             entry.life.close()
             // Calls begin under this lock, so the ones running now are all a removal may have to wait for.

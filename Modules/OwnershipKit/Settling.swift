@@ -24,7 +24,7 @@ struct Settling: Sendable {
     func wait() {
         guard !DeliveryContext.isDelivering else { return }
         delivered.wait(until: ticket)
-        calls.forEach { $0.waitForCalls() }
+        calls.waitForEach()
     }
 
     /// Suspends until everything this removal concerns has been delivered or has returned.
@@ -60,13 +60,13 @@ enum EndedCalls: Sendable {
         }
     }
 
-    /// Calls `body` with each gate.
-    @inlinable
-    func forEach(_ body: (CallGate) throws -> Void) rethrows {
+    /// Blocks until every gate's calls have returned.
+    @usableFromInline
+    func waitForEach() {
         switch self {
         case .none: break
-        case .one(let gate): try body(gate)
-        case .many(let gates): for gate in gates { try body(gate) }
+        case .one(let gate): gate.waitForCalls()
+        case .many(let gates): for gate in gates { gate.waitForCalls() }
         }
     }
 }

@@ -154,7 +154,11 @@ final class ChangeSubscriber: Sendable {
     }
 
     func offer(_ set: ChangeSet) {
-        enum Action { case none, drain(DispatchQueue), resume(CheckedContinuation<ChangeSet?, Never>) }
+        enum Action {
+            case none
+            case drain(DispatchQueue)
+            case resume(CheckedContinuation<ChangeSet?, Never>)
+        }
         if case .inline(let receive, _) = mode {
             if !state.withLock({ $0.isFinished }) { receive(set) }
             return

@@ -23,7 +23,9 @@ public enum CollectionName {
             }
             guard isLetter || isDigit || isPunctuation else {
                 let character = byte < 0x80 ? "'\(Character(Unicode.Scalar(byte)))'" : "a non-ASCII character"
-                throw fail("\(character) at offset \(offset) is not allowed in a collection name (letters, digits, '_', '-', '.')")
+                throw fail(
+                    "\(character) at offset \(offset) is not allowed in a collection name (letters, digits, '_', '-', '.')"
+                )
             }
         }
     }

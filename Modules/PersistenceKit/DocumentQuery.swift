@@ -94,15 +94,18 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
     public init(components: [String]) throws(PersistenceError) {
         guard !components.isEmpty else { throw PersistenceError(.invalidQuery, "a field path cannot be empty") }
         for component in components {
-            let valid = !component.isEmpty && component.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
-                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
-            }
+            let valid =
+                !component.isEmpty
+                && component.utf8.allSatisfy { byte in
+                    (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte | 0x20)
+                        || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                        || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+                }
             guard valid else {
                 throw PersistenceError(
                     .invalidQuery,
-                    "'\(components.joined(separator: "."))' is not a field path: each part is one or more letters, digits, '_' or '-'")
+                    "'\(components.joined(separator: "."))' is not a field path: each part is one or more letters, digits, '_' or '-'"
+                )
             }
         }
         self.components = components

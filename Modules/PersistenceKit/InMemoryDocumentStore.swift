@@ -1,6 +1,6 @@
 import Dispatch
-import TetherJSON
 import TetherConcurrency
+import TetherJSON
 
 /// A ``DocumentStore`` in memory, with the same semantics as the SQLite one: for tests, and for apps that want live
 /// queries without a file. Writes run one at a time on a queue of their own, each on a copy of the data that
@@ -21,7 +21,8 @@ public final class InMemoryDocumentStore: DocumentStore {
     }
 
     /// Runs `body` on a copy of the data; the copy replaces the data if `body` returns.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
+    {
         try await withCheckedThrowingContinuation { continuation in
             writer.async { [self] in
                 let (documents, commit) = contents.withLock { $0 }

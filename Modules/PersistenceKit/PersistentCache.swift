@@ -1,7 +1,7 @@
 import Dispatch
-import TetherConcurrency
 public import Foundation
 public import Logging
+import TetherConcurrency
 
 /// An ``EntityCache`` with a key function and a work queue of its own: what a resource configuration points at.
 ///
@@ -70,7 +70,9 @@ public final class PersistentCache: Sendable {
 
     /// Sets the timestamp of the entry for `key`, later, on the cache's queue.
     public func updateTimestamp(_ timestamp: Date, forKey key: String) {
-        queue.async { [self] in attempt("update timestamp", key) { try storage.updateEntityTimestamp(timestamp, forKey: key) } }
+        queue.async { [self] in
+            attempt("update timestamp", key) { try storage.updateEntityTimestamp(timestamp, forKey: key) }
+        }
     }
 
     /// Removes the entry for `key`, later, on the cache's queue.
@@ -101,10 +103,13 @@ public final class PersistentCache: Sendable {
             return try body()
         } catch {
             failures.withLock { $0 += 1 }
-            let kind = "\(operation) \((error as? PersistenceError)?.kind.rawValue ?? String(reflecting: type(of: error)))"
+            let kind =
+                "\(operation) \((error as? PersistenceError)?.kind.rawValue ?? String(reflecting: type(of: error)))"
             let instant = now()
             guard let heldBack = throttle.withLock({ $0.admit(kind, now: instant) }) else { return nil }
-            var metadata: Logger.Metadata = ["operation": "\(operation)", "key": "\(Self.redacted(key))", "error": "\(error)"]
+            var metadata: Logger.Metadata = [
+                "operation": "\(operation)", "key": "\(Self.redacted(key))", "error": "\(error)",
+            ]
             if heldBack > 0 { metadata["held_back"] = "\(heldBack) like it since the last warning" }
             logger.warning("cache operation failed; the cache is disposable, carrying on", metadata: metadata)
             return nil

@@ -80,9 +80,14 @@ public final class AssembledPipeline: Sendable {
     /// The service named `name`.
     public func service(named name: String) throws(ConfigurationError) -> ResourceKit.Service {
         guard let service = services.first(where: { $0.name == name })?.service else {
-            throw ConfigurationError(file: configuration.file, issues: [
-                .init(kind: .missingKey, path: "services", message: "no service named '\(name)'; configured: \(services.map(\.name).joined(separator: ", "))")
-            ])
+            throw ConfigurationError(
+                file: configuration.file,
+                issues: [
+                    .init(
+                        kind: .missingKey, path: "services",
+                        message:
+                            "no service named '\(name)'; configured: \(services.map(\.name).joined(separator: ", "))")
+                ])
         }
         return service
     }
@@ -90,9 +95,15 @@ public final class AssembledPipeline: Sendable {
     /// The live query named `name`.
     public func liveQuery(named name: String) throws(ConfigurationError) -> ConfiguredLiveQuery {
         guard let query = liveQueries[name] else {
-            throw ConfigurationError(file: configuration.file, issues: [
-                .init(kind: .missingKey, path: "live_queries", message: "no live query named '\(name)'; configured: \(liveQueries.keys.sorted().joined(separator: ", "))")
-            ])
+            throw ConfigurationError(
+                file: configuration.file,
+                issues: [
+                    .init(
+                        kind: .missingKey, path: "live_queries",
+                        message:
+                            "no live query named '\(name)'; configured: \(liveQueries.keys.sorted().joined(separator: ", "))"
+                    )
+                ])
         }
         return query
     }
@@ -111,7 +122,8 @@ public final class AssembledPipeline: Sendable {
 
     /// A `ServiceGroup` running the background parts in order, then `application` (if any); when the application
     /// returns, or on SIGINT or SIGTERM, they shut down in reverse order: the application first, the database last.
-    public func serviceGroup(running application: (any ServiceLifecycle.Service)? = nil, logger: Logger) -> ServiceGroup {
+    public func serviceGroup(running application: (any ServiceLifecycle.Service)? = nil, logger: Logger) -> ServiceGroup
+    {
         group(running: application, logger: logger, signals: [.sigterm, .sigint])
     }
 
@@ -132,9 +144,10 @@ public final class AssembledPipeline: Sendable {
             ServiceGroupConfiguration.ServiceConfiguration(service: $0, successTerminationBehavior: .ignore)
         }
         if let application {
-            services.append(.init(
-                service: application, successTerminationBehavior: .gracefullyShutdownGroup,
-                failureTerminationBehavior: .gracefullyShutdownGroup))
+            services.append(
+                .init(
+                    service: application, successTerminationBehavior: .gracefullyShutdownGroup,
+                    failureTerminationBehavior: .gracefullyShutdownGroup))
         }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = signals
@@ -163,7 +176,9 @@ public final class AssembledPipeline: Sendable {
 
     /// Assembles `configuration`. A part that cannot be made (a database file that will not open) fails the whole
     /// assembly with an issue at that part's line; parts already made are let go.
-    public static func assemble(_ configuration: PipelineConfiguration, defaults: Defaults = Defaults()) throws(ConfigurationError) -> AssembledPipeline {
+    public static func assemble(_ configuration: PipelineConfiguration, defaults: Defaults = Defaults())
+        throws(ConfigurationError) -> AssembledPipeline
+    {
         let context = AssemblyContext(
             baseDirectory: configuration.baseDirectory, logger: defaults.logger,
             environment: ProcessInfo.processInfo.environment)
@@ -171,7 +186,8 @@ public final class AssembledPipeline: Sendable {
         let persistence = try assembler.make(configuration.persistence, at: ConfigurationPath([.key("persistence")]))
         if configuration.persistenceIsImplicit {
             defaults.logger.notice(
-                "no persistence section: documents and the resource cache are in memory, and nothing survives the process; add `persistence: { type: sqlite }` to keep them in files")
+                "no persistence section: documents and the resource cache are in memory, and nothing survives the process; add `persistence: { type: sqlite }` to keep them in files"
+            )
         }
         let store = Store(persistence.documents, logger: defaults.logger)
         let cache = persistence.entityCache.map { PersistentCache($0, logger: defaults.logger) }
@@ -184,33 +200,49 @@ public final class AssembledPipeline: Sendable {
             if let part = transport.lifecycle { lifecycle.append(part) }
             let stages = try serviceConfiguration.resources.enumerated().map { index, rule throws(ConfigurationError) in
                 try rule.stages.enumerated().map { stageIndex, stage throws(ConfigurationError) in
-                    try assembler.make(stage, at: ConfigurationPath(path.appending("resources").components + [.index(index), .key("stages"), .index(stageIndex)]))
+                    try assembler.make(
+                        stage,
+                        at: ConfigurationPath(
+                            path.appending("resources").components + [
+                                .index(index), .key("stages"), .index(stageIndex),
+                            ]))
                 }
             }
             let service = ServiceBuilder(
-                name: name, configuration: serviceConfiguration, baseURL: serviceConfiguration.baseURL ?? defaults.baseURL,
+                name: name, configuration: serviceConfiguration,
+                baseURL: serviceConfiguration.baseURL ?? defaults.baseURL,
                 transport: transport.transport, stages: stages, cache: cache,
                 countLimit: configuration.memoryPressure.countLimit, defaults: defaults
             ).build()
             services.append((name, service))
         }
 
-        let source = try assembler.make(configuration.memoryPressure.source, at: ConfigurationPath([.key("memory_pressure"), .key("source")])).source
+        let source = try assembler.make(
+            configuration.memoryPressure.source, at: ConfigurationPath([.key("memory_pressure"), .key("source")])
+        ).source
         let pressure = PressureResponder(services: services.map(\.service), logger: defaults.logger)
-        lifecycle.append(MemoryPressureService(MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
+        lifecycle.append(
+            MemoryPressureService(MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
 
-        let delivery = try assembler.make(configuration.delivery.default, at: ConfigurationPath([.key("delivery"), .key("default")]))
-        let resourceDelivery = configuration.delivery.resources == nil
-            ? delivery : try assembler.make(configuration.delivery.resources, at: ConfigurationPath([.key("delivery"), .key("resources")]))
+        let delivery = try assembler.make(
+            configuration.delivery.default, at: ConfigurationPath([.key("delivery"), .key("default")]))
+        let resourceDelivery =
+            configuration.delivery.resources == nil
+            ? delivery
+            : try assembler.make(
+                configuration.delivery.resources, at: ConfigurationPath([.key("delivery"), .key("resources")]))
         var liveQueries: [String: ConfiguredLiveQuery] = [:]
         for (index, query) in configuration.liveQueries.enumerated() {
             let path = ConfigurationPath([.key("live_queries"), .index(index), .key("delivery")])
             let queryDelivery = query.delivery == nil ? delivery : try assembler.make(query.delivery, at: path)
-            liveQueries[query.name] = ConfiguredLiveQuery(name: query.name, query: query.pendingQuery(on: store), delivery: queryDelivery)
+            liveQueries[query.name] = ConfiguredLiveQuery(
+                name: query.name, query: query.pendingQuery(on: store), delivery: queryDelivery)
         }
         return AssembledPipeline(
-            configuration: configuration, services: services, store: store, persistence: persistence, persistentCache: cache,
-            delivery: delivery, resourceDelivery: resourceDelivery, liveQueries: liveQueries, memoryPressureSource: source,
+            configuration: configuration, services: services, store: store, persistence: persistence,
+            persistentCache: cache,
+            delivery: delivery, resourceDelivery: resourceDelivery, liveQueries: liveQueries,
+            memoryPressureSource: source,
             lifecycleServices: lifecycle, pressure: pressure)
     }
 }
@@ -220,7 +252,9 @@ struct Assembler {
     let configuration: PipelineConfiguration
     let context: AssemblyContext
 
-    mutating func make<Product>(_ choice: PluginChoice<Product>?, at path: ConfigurationPath) throws(ConfigurationError) -> Product {
+    mutating func make<Product>(_ choice: PluginChoice<Product>?, at path: ConfigurationPath) throws(ConfigurationError)
+        -> Product
+    {
         guard let choice else {
             throw failure(at: path, "no \(Product.role) is configured and the registry has no default")
         }
@@ -240,9 +274,13 @@ struct Assembler {
             parent.components.removeLast()
             location = configuration.locations[parent]
         }
-        return ConfigurationError(file: configuration.file, issues: [
-            .init(kind: .assemblyFailed, path: path.description, line: location?.line, column: location?.column, message: message)
-        ])
+        return ConfigurationError(
+            file: configuration.file,
+            issues: [
+                .init(
+                    kind: .assemblyFailed, path: path.description, line: location?.line, column: location?.column,
+                    message: message)
+            ])
     }
 }
 

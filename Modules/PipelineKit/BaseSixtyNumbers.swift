@@ -26,7 +26,9 @@ enum BaseSixtyNumbers {
             issues.append(
                 .init(
                     kind: .invalidValue, path: "", line: scalar.mark?.line, column: scalar.mark?.column,
-                    message: "'\(scalar.string)' is too large a number: YAML reads a:b:c as base 60 — quote it if it is text"))
+                    message:
+                        "'\(scalar.string)' is too large a number: YAML reads a:b:c as base 60 — quote it if it is text"
+                ))
         case .alias:
             break
         }

@@ -83,7 +83,8 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         let prefix = file.map { $0 + ":" } ?? ""
         return issues.map { issue in
-            issue.line == nil && prefix.isEmpty ? issue.description : prefix + (issue.line == nil ? " " : "") + issue.description
+            issue.line == nil && prefix.isEmpty
+                ? issue.description : prefix + (issue.line == nil ? " " : "") + issue.description
         }.joined(separator: "\n")
     }
 }

@@ -35,14 +35,20 @@ public struct ConfigurationLoader: Sendable {
         let url = URL(fileURLWithPath: path)
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw ConfigurationError(file: path, issues: [
-                .init(kind: .unreadableFile, path: "", message: "no configuration file at \(url.standardizedFileURL.path)")
-            ])
+            throw ConfigurationError(
+                file: path,
+                issues: [
+                    .init(
+                        kind: .unreadableFile, path: "",
+                        message: "no configuration file at \(url.standardizedFileURL.path)")
+                ])
         }
         guard !isDirectory.boolValue else {
-            throw ConfigurationError(file: path, issues: [
-                .init(kind: .unreadableFile, path: "", message: "this is a folder, not a configuration file")
-            ])
+            throw ConfigurationError(
+                file: path,
+                issues: [
+                    .init(kind: .unreadableFile, path: "", message: "this is a folder, not a configuration file")
+                ])
         }
         // Read as a stream, so that a pipe works (`--config <(make-config)`), and no further than the limit, so that
         // `/dev/zero` does not fill memory.
@@ -53,35 +59,44 @@ public struct ConfigurationLoader: Sendable {
             while let chunk = try handle.read(upToCount: 65_536), !chunk.isEmpty {
                 data.append(chunk)
                 guard data.count <= limits.maximumBytes else {
-                    throw ConfigurationError(file: path, issues: [
-                        .init(
-                            kind: .limitExceeded, path: "",
-                            message: "the file is larger than \(limits.maximumBytes) bytes; a configuration is a few KB")
-                    ])
+                    throw ConfigurationError(
+                        file: path,
+                        issues: [
+                            .init(
+                                kind: .limitExceeded, path: "",
+                                message:
+                                    "the file is larger than \(limits.maximumBytes) bytes; a configuration is a few KB")
+                        ])
                 }
             }
         } catch let error as ConfigurationError {
             throw error
         } catch {
-            throw ConfigurationError(file: path, issues: [
-                .init(kind: .unreadableFile, path: "", message: "cannot read the file: \(Self.reason(error))")
-            ])
+            throw ConfigurationError(
+                file: path,
+                issues: [
+                    .init(kind: .unreadableFile, path: "", message: "cannot read the file: \(Self.reason(error))")
+                ])
         }
         guard let text = String(data: data, encoding: .utf8) else {
             let offset = Self.firstInvalidUTF8(in: data)
             let (line, column) = Self.position(ofByte: offset, in: data)
-            throw ConfigurationError(file: path, issues: [
-                .init(
-                    kind: .unreadableFile, path: "", line: line, column: column,
-                    message: "the file is not UTF-8 text (byte \(offset) is not valid UTF-8)")
-            ])
+            throw ConfigurationError(
+                file: path,
+                issues: [
+                    .init(
+                        kind: .unreadableFile, path: "", line: line, column: column,
+                        message: "the file is not UTF-8 text (byte \(offset) is not valid UTF-8)")
+                ])
         }
         return try load(yaml: text, file: path, baseDirectory: url.deletingLastPathComponent())
     }
 
     /// Loads configuration from `yaml`; `file` names it in messages, and relative paths are resolved against
     /// `baseDirectory` (the current folder by default).
-    public func load(yaml: String, file: String? = nil, baseDirectory: URL? = nil) throws(ConfigurationError) -> PipelineConfiguration {
+    public func load(yaml: String, file: String? = nil, baseDirectory: URL? = nil) throws(ConfigurationError)
+        -> PipelineConfiguration
+    {
         // Before anything is built: aliases may make the document billions of nodes, or thousands deep.
         if let issue = limits.violation(in: yaml) { throw ConfigurationError(file: file, issues: [issue]) }
         var root: Node
@@ -96,7 +111,9 @@ public struct ConfigurationLoader: Sendable {
         }
         let treeIssues = ComplexKeys.issues(in: root) + BaseSixtyNumbers.issues(in: root)
         if !treeIssues.isEmpty {
-            throw ConfigurationError(file: file, issues: treeIssues.sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
+            throw ConfigurationError(
+                file: file,
+                issues: treeIssues.sorted { ($0.line ?? 0, $0.column ?? 0) < ($1.line ?? 0, $1.column ?? 0) })
         }
         let overrides = EnvironmentOverrides.apply(environment, to: &root)
         let log = IssueLog()
@@ -110,8 +127,9 @@ public struct ConfigurationLoader: Sendable {
                 log.record(problem.entry)
             }
         } catch let error as DecodingError {
-            log.record(SettingsContainer<PipelineConfiguration.CodingKeys>.entry(
-                for: error, at: ConfigurationPath(), expecting: PipelineConfiguration.self))
+            log.record(
+                SettingsContainer<PipelineConfiguration.CodingKeys>.entry(
+                    for: error, at: ConfigurationPath(), expecting: PipelineConfiguration.self))
         } catch {
             log.record(.init(kind: .invalidValue, path: ConfigurationPath(), pointsAtKey: false, message: "\(error)"))
         }
@@ -168,8 +186,10 @@ public struct ConfigurationLoader: Sendable {
         switch yamlError {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
             .composer(let context, let problem, let mark, _):
-            let while_ = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
-            return .init(kind: .syntax, path: "", line: mark.line, column: mark.column, message: "YAML syntax: \(problem)\(while_)")
+            let during = context.map { " (\($0.text) at line \($0.mark.line))" } ?? ""
+            return .init(
+                kind: .syntax, path: "", line: mark.line, column: mark.column,
+                message: "YAML syntax: \(problem)\(during)")
         case .duplicatedKeysInMapping(let duplicates, let context):
             return .init(
                 kind: .syntax, path: "", line: context.mark.line, column: context.mark.column,
@@ -217,7 +237,8 @@ public struct ConfigurationLoader: Sendable {
 
     private static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
             return String(cString: strerror(Int32(underlying.code)))
         }
         return nsError.localizedDescription

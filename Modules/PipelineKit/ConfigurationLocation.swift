@@ -17,13 +17,17 @@ public struct ConfigurationLocation: Sendable, Hashable {
                 for pair in mapping {
                     guard let key = pair.key.string else { continue }
                     let child = path.appending(key)
-                    if let mark = pair.key.mark { locations[child] = ConfigurationLocation(line: mark.line, column: mark.column) }
+                    if let mark = pair.key.mark {
+                        locations[child] = ConfigurationLocation(line: mark.line, column: mark.column)
+                    }
                     walk(pair.value, child)
                 }
             case .sequence(let sequence):
                 for (index, element) in sequence.enumerated() {
                     let child = ConfigurationPath(path.components + [.index(index)])
-                    if let mark = element.mark { locations[child] = ConfigurationLocation(line: mark.line, column: mark.column) }
+                    if let mark = element.mark {
+                        locations[child] = ConfigurationLocation(line: mark.line, column: mark.column)
+                    }
                     walk(element, child)
                 }
             default:

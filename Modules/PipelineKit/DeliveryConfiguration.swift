@@ -17,7 +17,8 @@ public struct DeliveryConfiguration: Decodable, Sendable {
     }
 
     /// The registry's defaults.
-    public init(default: PluginChoice<ObservationDelivery>? = nil, resources: PluginChoice<ObservationDelivery>? = nil) {
+    public init(default: PluginChoice<ObservationDelivery>? = nil, resources: PluginChoice<ObservationDelivery>? = nil)
+    {
         self.default = `default`
         self.resources = resources
     }

@@ -28,7 +28,10 @@ public enum EnvironmentOverrides {
         if case .mapping(var services)? = top["services"] {
             for pair in services {
                 guard case .mapping(var service) = pair.value, let name = pair.key.string else { continue }
-                guard let variable = [baseURLVariable(forService: name), "TETHER_BASE_URL"].first(where: { value($0) != nil }),
+                guard
+                    let variable = [baseURLVariable(forService: name), "TETHER_BASE_URL"].first(where: {
+                        value($0) != nil
+                    }),
                     let url = value(variable)
                 else { continue }
                 service["base_url"] = Node(url)

@@ -56,7 +56,8 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
             do {
                 _ = try DocumentPredicate(query: query, args: args)
             } catch {
-                try settings.invalid(.query, "\(error.message) (at column \(error.column ?? 1) of the query)", column: error.column)
+                try settings.invalid(
+                    .query, "\(error.message) (at column \(error.column ?? 1) of the query)", column: error.column)
             }
         }
         sort = try settings.decode(.sort, default: [])
@@ -68,7 +69,8 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
             } catch {
                 try settings.invalid(
                     at: [.key("sort"), .index(index)],
-                    "'\(key)' is not a sort field path: \(error.message) (write a path such as name or address.city; a leading - sorts descending)")
+                    "'\(key)' is not a sort field path: \(error.message) (write a path such as name or address.city; a leading - sorts descending)"
+                )
             }
         }
         limit = try settings.decode(.limit, as: Int.self)
@@ -80,9 +82,11 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
 
     /// The query on `store`, sorted, limited and offset as configured.
     public func pendingQuery(on store: Store) -> PendingQuery {
-        var pending = query.map { store.collection(collection).find($0, args: args) } ?? store.collection(collection).findAll()
+        var pending =
+            query.map { store.collection(collection).find($0, args: args) } ?? store.collection(collection).findAll()
         for key in sort {
-            pending = key.hasPrefix("-")
+            pending =
+                key.hasPrefix("-")
                 ? pending.sort(String(key.dropFirst()), direction: .descending) : pending.sort(key)
         }
         if let limit { pending = pending.limit(limit) }

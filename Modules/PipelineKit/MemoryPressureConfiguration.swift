@@ -14,7 +14,8 @@ public struct MemoryPressureConfiguration: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case source, countLimit = "count_limit"
+        case source
+        case countLimit = "count_limit"
     }
 
     /// The registry's default source and a limit of 2048.

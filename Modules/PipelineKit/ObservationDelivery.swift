@@ -1,5 +1,5 @@
-public import Dispatch
 public import DeliveryKit
+public import Dispatch
 
 /// What a delivery plugin makes: how observers receive what they observe — live queries and resources alike.
 ///
@@ -42,7 +42,8 @@ public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConv
         switch mode {
         case .immediate: return .immediate
         case .nextSignal, .deliverOnQueue:
-            let executor = queue.map(DispatchQueueDeliveryExecutor.init) ?? .serialQueue(label: "tether.pipeline.delivery")
+            let executor =
+                queue.map(DispatchQueueDeliveryExecutor.init) ?? .serialQueue(label: "tether.pipeline.delivery")
             return .deliverOn(executor)
         }
     }

@@ -8,9 +8,10 @@ extension PipelineConfiguration {
             choice = PluginChoice<Product>.defaultChoice(in: registry)
             if choice == nil {
                 let known = registry.types(for: Product.self).joined(separator: ", ")
-                missing.append(.init(
-                    kind: .missingKey, path: path, pointsAtKey: false,
-                    message: "missing key '\(key)': there is no default \(Product.role); choose one of \(known)"))
+                missing.append(
+                    .init(
+                        kind: .missingKey, path: path, pointsAtKey: false,
+                        message: "missing key '\(key)': there is no default \(Product.role); choose one of \(known)"))
             }
         }
         // No `persistence:` section at all: nothing is written to disk unasked (an empty configuration once made two
@@ -23,7 +24,9 @@ extension PipelineConfiguration {
         choose(&delivery.default, at: ConfigurationPath([.key("delivery")]), key: "default")
         if delivery.resources == nil { delivery.resources = delivery.default }
         for index in services.indices {
-            choose(&services[index].configuration.transport, at: ConfigurationPath([.key("services"), .key(services[index].name)]), key: "transport")
+            choose(
+                &services[index].configuration.transport,
+                at: ConfigurationPath([.key("services"), .key(services[index].name)]), key: "transport")
         }
         for index in liveQueries.indices where liveQueries[index].delivery == nil {
             liveQueries[index].delivery = delivery.default

@@ -30,7 +30,10 @@ public struct PipelineConfiguration: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case services, persistence, memoryPressure = "memory_pressure", delivery, liveQueries = "live_queries"
+        case services, persistence
+        case memoryPressure = "memory_pressure"
+        case delivery
+        case liveQueries = "live_queries"
     }
 
     /// A configuration with no services and every default.
@@ -68,7 +71,9 @@ public struct PipelineConfiguration: Decodable, Sendable {
         }
         let container = try? decoder.container(keyedBy: ConfigurationKey.self)
         for (name, decode) in sectionTypes {
-            guard let key = ConfigurationKey(stringValue: name), let container, container.contains(key) else { continue }
+            guard let key = ConfigurationKey(stringValue: name), let container, container.contains(key) else {
+                continue
+            }
             do {
                 sections[name] = try decode(try container.superDecoder(forKey: key))
             } catch let problem as ConfigurationProblem {
@@ -87,7 +92,9 @@ public struct PipelineConfiguration: Decodable, Sendable {
         services.first { $0.name == name }?.configuration
     }
 
-    private static func decodeServices(_ decoder: any Decoder) throws -> [(name: String, configuration: ServiceConfiguration)] {
+    private static func decodeServices(_ decoder: any Decoder) throws -> [(
+        name: String, configuration: ServiceConfiguration
+    )] {
         let log = decoder.userInfo[.tetherIssueLog] as? IssueLog
         let path = ConfigurationPath(codingPath: decoder.codingPath)
         guard let container = try? decoder.container(keyedBy: ConfigurationKey.self) else {
@@ -105,7 +112,8 @@ public struct PipelineConfiguration: Decodable, Sendable {
             } catch let problem as ConfigurationProblem {
                 if log == nil { throw problem }
             } catch let error as DecodingError {
-                let entry = SettingsContainer<CodingKeys>.entry(for: error, at: path.appending(key.stringValue), expecting: ServiceConfiguration.self)
+                let entry = SettingsContainer<CodingKeys>.entry(
+                    for: error, at: path.appending(key.stringValue), expecting: ServiceConfiguration.self)
                 guard let log else { throw ConfigurationProblem(entry: entry) }
                 log.record(entry)
             }

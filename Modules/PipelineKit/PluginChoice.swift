@@ -23,9 +23,11 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     }
 
     /// A plugin and settings given in code.
-    public init<Plugin: PipelinePlugin>(_ plugin: Plugin, settings: Plugin.Settings? = nil) where Plugin.Product == Product {
+    public init<Plugin: PipelinePlugin>(_ plugin: Plugin, settings: Plugin.Settings? = nil)
+    where Plugin.Product == Product {
         let settings = settings ?? plugin.defaultSettings
-        self.init(maker: AnyComponentMaker(type: plugin.type) { context in try plugin.make(settings, context: context) })
+        self.init(
+            maker: AnyComponentMaker(type: plugin.type) { context in try plugin.make(settings, context: context) })
     }
 
     /// Decodes `type:` and hands the mapping to that plugin's settings.
@@ -33,9 +35,11 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
         let path = ConfigurationPath(codingPath: decoder.codingPath)
         let log = decoder.userInfo[.tetherIssueLog] as? IssueLog
         guard let registry = decoder.userInfo[.tetherPluginRegistry] as? PluginRegistry else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "a \(Product.role) choice can only be decoded by ConfigurationLoader, which knows the plugins"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "a \(Product.role) choice can only be decoded by ConfigurationLoader, which knows the plugins"))
         }
         func fail(_ entry: IssueLog.Entry) throws -> Never {
             log?.record(entry)
@@ -45,20 +49,24 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
         do {
             container = try decoder.container(keyedBy: ConfigurationKey.self)
         } catch {
-            try fail(.init(kind: .wrongType, path: path, pointsAtKey: false, message: "expected a mapping with a 'type:' key"))
+            try fail(
+                .init(
+                    kind: .wrongType, path: path, pointsAtKey: false, message: "expected a mapping with a 'type:' key"))
         }
         let known = registry.types(for: Product.self)
         let typeKey = ConfigurationKey(stringValue: "type")!
         guard let type = try? container.decodeIfPresent(String.self, forKey: typeKey) else {
             let choices = known.joined(separator: ", ")
             if container.contains(typeKey) {
-                try fail(.init(
-                    kind: .wrongType, path: path.appending("type"), pointsAtKey: false,
-                    message: "'type' must be text naming a \(Product.role): one of \(choices)"))
+                try fail(
+                    .init(
+                        kind: .wrongType, path: path.appending("type"), pointsAtKey: false,
+                        message: "'type' must be text naming a \(Product.role): one of \(choices)"))
             }
-            try fail(.init(
-                kind: .missingKey, path: path, pointsAtKey: false,
-                message: "missing key 'type': name a \(Product.role), one of \(choices)"))
+            try fail(
+                .init(
+                    kind: .missingKey, path: path, pointsAtKey: false,
+                    message: "missing key 'type': name a \(Product.role), one of \(choices)"))
         }
         guard let decode = registry.decoder(for: type, of: Product.self) else {
             var message = "unknown \(Product.role) type '\(type)'"
@@ -79,9 +87,13 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     public func make(context: AssemblyContext) throws -> Product {
         // The registry files each maker under its product's role, so the cast cannot fail.
         guard let product = try maker.make(context) as? Product else {
-            throw ConfigurationError(file: nil, issues: [
-                .init(kind: .assemblyFailed, path: "", message: "plugin '\(type)' made something other than a \(Product.role)")
-            ])
+            throw ConfigurationError(
+                file: nil,
+                issues: [
+                    .init(
+                        kind: .assemblyFailed, path: "",
+                        message: "plugin '\(type)' made something other than a \(Product.role)")
+                ])
         }
         return product
     }

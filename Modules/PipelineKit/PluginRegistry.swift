@@ -87,7 +87,9 @@ public final class PluginRegistry: Sendable {
         sectionDecoders.withLock { $0 }
     }
 
-    func decoder<Product: PipelineComponent>(for type: String, of product: Product.Type) -> (@Sendable (any Decoder) throws -> AnyComponentMaker)? {
+    func decoder<Product: PipelineComponent>(for type: String, of product: Product.Type) -> (
+        @Sendable (any Decoder) throws -> AnyComponentMaker
+    )? {
         entries.withLock { $0[ObjectIdentifier(product)]?[type]?.decode }
     }
 

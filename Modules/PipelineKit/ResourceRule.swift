@@ -29,7 +29,9 @@ public struct ResourceRule: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case pattern, methods, expiry, retryAfter = "retry_after", timeout, headers, cache, stages
+        case pattern, methods, expiry
+        case retryAfter = "retry_after"
+        case timeout, headers, cache, stages
     }
 
     /// Decodes a rule; `pattern` is required and must start with `/` (or be `**`).
@@ -37,9 +39,12 @@ public struct ResourceRule: Decodable, Sendable {
         let settings = try decoder.settings(CodingKeys.self)
         pattern = try settings.require(.pattern, as: String.self) ?? "**"
         if !(pattern.hasPrefix("/") || pattern.hasPrefix("*") || pattern.contains("://")) {
-            try settings.invalid(.pattern, "a pattern is a path from the service's base URL: start it with / (found '\(pattern)')")
+            try settings.invalid(
+                .pattern, "a pattern is a path from the service's base URL: start it with / (found '\(pattern)')")
         }
-        methods = try settings.decode(.methods, as: [String].self).map { $0.map { HTTPMethod(rawValue: $0.uppercased()) } }
+        methods = try settings.decode(.methods, as: [String].self).map {
+            $0.map { HTTPMethod(rawValue: $0.uppercased()) }
+        }
         expiry = try settings.duration(.expiry, allowsZero: true)
         retryAfter = try settings.duration(.retryAfter, allowsZero: true)
         timeout = try settings.duration(.timeout)

@@ -21,7 +21,8 @@ struct ServiceBuilder {
         let policy = configuration.retry.policy
         var logger = defaults.logger
         logger[metadataKey: "service"] = "\(name)"
-        let carried: any Transport = policy.maxAttempts > 1
+        let carried: any Transport =
+            policy.maxAttempts > 1
             ? RetryingTransport(transport, policy: policy, timeSource: defaults.timeSource, logger: logger) : transport
         let service = ResourceKit.Service(
             baseURL: baseURL, transport: carried, timeSource: defaults.timeSource,

@@ -42,9 +42,15 @@ public struct ServiceConfiguration: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case baseURL = "base_url", transport, retry, requestTimeout = "request_timeout", expiry
-        case retryAfter = "retry_after", headers, sensitiveHeaders = "sensitive_headers"
-        case standardStages = "standard_stages", cache, resources
+        case baseURL = "base_url"
+        case transport, retry
+        case requestTimeout = "request_timeout"
+        case expiry
+        case retryAfter = "retry_after"
+        case headers
+        case sensitiveHeaders = "sensitive_headers"
+        case standardStages = "standard_stages"
+        case cache, resources
     }
 
     /// A service with every default: the registry's transport, 60 s timeout, 30 s expiry, 1 s retry.
@@ -77,7 +83,8 @@ public struct ServiceConfiguration: Decodable, Sendable {
         sensitiveHeaders = try settings.decode(.sensitiveHeaders, default: sensitiveHeaders)
         for (index, name) in sensitiveHeaders.enumerated() where !Self.isFieldName(name) {
             try settings.invalid(
-                .sensitiveHeaders, "item \(index) ('\(name)') is not a header field name (letters, digits and !#$%&'*+-.^_`|~)")
+                .sensitiveHeaders,
+                "item \(index) ('\(name)') is not a header field name (letters, digits and !#$%&'*+-.^_`|~)")
         }
         standardStages = try settings.decode(.standardStages, default: standardStages)
         cache = try settings.decode(.cache, default: cache)
@@ -86,7 +93,10 @@ public struct ServiceConfiguration: Decodable, Sendable {
 
     /// Whether `name` is an HTTP field name (RFC 9110 token).
     static func isFieldName(_ name: String) -> Bool {
-        !name.isEmpty && name.unicodeScalars.allSatisfy { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0)) }
+        !name.isEmpty
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0))
+            }
     }
 
     /// What is wrong with `text` as a base URL, or nil when it is usable: absolute, http or https, with a host.

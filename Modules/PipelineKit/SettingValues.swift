@@ -16,16 +16,21 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
         let container = try decoder.singleValueContainer()
         if let seconds = try? container.decode(Double.self) {
             guard let value = Self.duration(seconds: seconds) else {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: decoder.codingPath, debugDescription: "not a usable duration: at most 100 years either way"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: decoder.codingPath,
+                        debugDescription: "not a usable duration: at most 100 years either way"))
             }
             duration = value
             return
         }
         guard let text = try? container.decode(String.self), let parsed = Self.parse(text) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "not a duration: write seconds as a number (2.5) or a number and a unit: ms, s, m or h (250ms)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "not a duration: write seconds as a number (2.5) or a number and a unit: ms, s, m or h (250ms)")
+            )
         }
         duration = parsed
     }
@@ -72,9 +77,12 @@ public struct ByteCountSetting: Decodable, Sendable, Hashable {
             return
         }
         guard let text = try? container.decode(String.self), let parsed = Self.parse(text) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath,
-                debugDescription: "not a size: write bytes as a number, or a number and a unit: KB, MB, GB, KiB, MiB or GiB (512MB)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription:
+                        "not a size: write bytes as a number, or a number and a unit: KB, MB, GB, KiB, MiB or GiB (512MB)"
+                ))
         }
         bytes = parsed
     }

@@ -34,7 +34,8 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
             container = try decoder.container(keyedBy: ConfigurationKey.self)
         } catch {
             container = nil
-            try record(.init(kind: .wrongType, path: path, pointsAtKey: false, message: "expected a mapping of settings"))
+            try record(
+                .init(kind: .wrongType, path: path, pointsAtKey: false, message: "expected a mapping of settings"))
             return
         }
         // `_` is how a settings type with no keys spells its one case: it is never a key a user can write.
@@ -50,7 +51,8 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
             } else {
                 message += "; known keys here: " + known.sorted().joined(separator: ", ")
             }
-            try record(.init(kind: .unknownKey, path: path.appending(key.stringValue), pointsAtKey: true, message: message))
+            try record(
+                .init(kind: .unknownKey, path: path.appending(key.stringValue), pointsAtKey: true, message: message))
         }
     }
 
@@ -62,7 +64,8 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
 
     /// Whether `key` is present with a null value (`key: null` or `key: ~`), as opposed to absent.
     public func isNull(_ key: Key) -> Bool {
-        guard let container, let codingKey = ConfigurationKey(stringValue: key.rawValue), container.contains(codingKey) else {
+        guard let container, let codingKey = ConfigurationKey(stringValue: key.rawValue), container.contains(codingKey)
+        else {
             return false
         }
         return (try? container.decodeNil(forKey: codingKey)) == true
@@ -104,7 +107,8 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
     /// The value at `key`, which must be present: a missing one is recorded, and the result is nil.
     public func require<T: Decodable>(_ key: Key, as type: T.Type = T.self) throws -> T? {
         guard contains(key) else {
-            try record(.init(kind: .missingKey, path: path, pointsAtKey: false, message: "missing key '\(key.rawValue)'"))
+            try record(
+                .init(kind: .missingKey, path: path, pointsAtKey: false, message: "missing key '\(key.rawValue)'"))
             return nil
         }
         return try decode(key, as: T.self)
@@ -113,12 +117,17 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
     /// The list at `key`, each element decoded on its own, so that every bad element is reported and the good
     /// ones are kept; empty when absent.
     public func decodeList<T: Decodable>(_ key: Key, as type: T.Type = T.self) throws -> [T] {
-        guard contains(key), let container, let codingKey = ConfigurationKey(stringValue: key.rawValue) else { return [] }
+        guard contains(key), let container, let codingKey = ConfigurationKey(stringValue: key.rawValue) else {
+            return []
+        }
         var list: any UnkeyedDecodingContainer
         do {
             list = try container.nestedUnkeyedContainer(forKey: codingKey)
         } catch {
-            try record(.init(kind: .wrongType, path: path.appending(key.rawValue), pointsAtKey: false, message: "expected a list"))
+            try record(
+                .init(
+                    kind: .wrongType, path: path.appending(key.rawValue), pointsAtKey: false, message: "expected a list"
+                ))
             return []
         }
         var elements: [T] = []
@@ -155,19 +164,26 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
 
     /// A decoder for the value at `key`, to hand to a nested type; nil when absent.
     public func nestedDecoder(_ key: Key) throws -> (any Decoder)? {
-        guard contains(key), let container, let codingKey = ConfigurationKey(stringValue: key.rawValue) else { return nil }
+        guard contains(key), let container, let codingKey = ConfigurationKey(stringValue: key.rawValue) else {
+            return nil
+        }
         return try container.superDecoder(forKey: codingKey)
     }
 
     /// Records that the value at `key` is not allowed, saying why.
     public func invalid(_ key: Key, _ message: String, column: Int? = nil) throws {
-        try record(.init(kind: .invalidValue, path: path.appending(key.rawValue), pointsAtKey: false, message: message, columnOffset: column))
+        try record(
+            .init(
+                kind: .invalidValue, path: path.appending(key.rawValue), pointsAtKey: false, message: message,
+                columnOffset: column))
     }
 
     /// Records that the value at `components`, below this mapping, is not allowed (a list element's key, say).
     func invalid(at components: [ConfigurationPath.Component], _ message: String) throws {
-        try record(.init(
-            kind: .invalidValue, path: ConfigurationPath(path.components + components), pointsAtKey: false, message: message))
+        try record(
+            .init(
+                kind: .invalidValue, path: ConfigurationPath(path.components + components), pointsAtKey: false,
+                message: message))
     }
 
     /// Records a problem with this whole mapping (two keys that exclude each other, say).
@@ -180,7 +196,9 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
         log.record(entry)
     }
 
-    static func entry(for error: DecodingError, at fallback: ConfigurationPath, expecting type: Any.Type) -> IssueLog.Entry {
+    static func entry(for error: DecodingError, at fallback: ConfigurationPath, expecting type: Any.Type)
+        -> IssueLog.Entry
+    {
         switch error {
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
             let path = context.codingPath.isEmpty ? fallback : ConfigurationPath(codingPath: context.codingPath)
@@ -248,7 +266,8 @@ public struct ConfigurationKey: CodingKey, Hashable, Sendable {
 /// Levenshtein distance, for did-you-mean suggestions.
 enum EditDistance {
     static func between(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         if a.isEmpty { return b.count }
         var previous = Array(0...b.count)
         for (i, ca) in a.enumerated() {

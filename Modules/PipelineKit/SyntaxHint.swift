@@ -13,7 +13,8 @@ enum SyntaxHint {
             let line = lines[candidate - 1]
             if let tab = line.prefix(while: { $0 == " " || $0 == "\t" }).firstIndex(of: "\t") {
                 let column = line.distance(from: line.startIndex, to: tab) + 1
-                issue.message += "; line \(candidate) is indented with a tab (column \(column)): YAML indents with spaces only"
+                issue.message +=
+                    "; line \(candidate) is indented with a tab (column \(column)): YAML indents with spaces only"
                 return issue
             }
         }
@@ -26,7 +27,8 @@ enum SyntaxHint {
         let here = lines[number - 1]
         let previous = lines[..<(number - 1)].last { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         if let previous, !here.trimmingCharacters(in: .whitespaces).isEmpty {
-            issue.message += "; check the indentation: line \(number) is indented \(indent(here)) spaces, "
+            issue.message +=
+                "; check the indentation: line \(number) is indented \(indent(here)) spaces, "
                 + "the line before it \(indent(previous)) (keys of one mapping line up exactly)"
         } else {
             issue.message += "; check the indentation around line \(number)"

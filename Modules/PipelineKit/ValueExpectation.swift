@@ -36,8 +36,9 @@ extension SettingChoice {
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let value = Self(rawValue: text) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "expected \(Self.expectation) (found '\(text)')"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath, debugDescription: "expected \(Self.expectation) (found '\(text)')"))
         }
         self = value
     }

@@ -106,7 +106,9 @@ private struct ExpansionScan {
                 if let anchor = frame.anchor {
                     anchors[anchor] = Measure(nodes: expanded - frame.expandedAtStart, height: frame.height)
                 }
-                if !frames.isEmpty { frames[frames.count - 1].height = max(frames[frames.count - 1].height, frame.height + 1) }
+                if !frames.isEmpty {
+                    frames[frames.count - 1].height = max(frames[frames.count - 1].height, frame.height + 1)
+                }
                 noteKey(nil)
             default:
                 break
@@ -121,7 +123,8 @@ private struct ExpansionScan {
         if expanded > limits.maximumNodes {
             return issue(
                 at: mark,
-                "the document expands to more than \(limits.maximumNodes) nodes (an alias counts as everything it stands for)")
+                "the document expands to more than \(limits.maximumNodes) nodes (an alias counts as everything it stands for)"
+            )
         }
         if frames.count + measure.height > limits.maximumDepth {
             return issue(at: mark, "the document nests deeper than \(limits.maximumDepth) levels (aliases expanded)")
@@ -166,7 +169,8 @@ private struct ExpansionScan {
                 path = ConfigurationPath(path.components + [.index(frame.index)])
             }
         }
-        return .init(kind: .limitExceeded, path: path.description, line: mark.line, column: mark.column, message: message)
+        return .init(
+            kind: .limitExceeded, path: path.description, line: mark.line, column: mark.column, message: message)
     }
 
     static func string(_ pointer: UnsafeMutablePointer<UInt8>?, length: Int? = nil) -> String? {

@@ -18,9 +18,11 @@ public struct AsyncHTTPClientTransportPlugin: PipelinePlugin {
     public func make(_ settings: HTTPTransportSettings, context: AssemblyContext) throws -> TransportComponent {
         var logger = context.logger
         logger[metadataKey: "part"] = "transport.async-http-client"
-        let transport = AsyncHTTPClientTransport(configuration: .init(
-            connectTimeout: settings.connectTimeout, redirects: settings.redirects, maxResponseSize: settings.maxResponseSize,
-            maxConnectionsPerHost: settings.maxConnectionsPerHost, logger: logger))
+        let transport = AsyncHTTPClientTransport(
+            configuration: .init(
+                connectTimeout: settings.connectTimeout, redirects: settings.redirects,
+                maxResponseSize: settings.maxResponseSize,
+                maxConnectionsPerHost: settings.maxConnectionsPerHost, logger: logger))
         return TransportComponent(transport, lifecycle: transport)
     }
 }

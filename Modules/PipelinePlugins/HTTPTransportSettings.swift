@@ -23,7 +23,9 @@ public struct HTTPTransportSettings: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case connectTimeout = "connect_timeout", redirects, maxResponseSize = "max_response_size"
+        case connectTimeout = "connect_timeout"
+        case redirects
+        case maxResponseSize = "max_response_size"
         case maxConnectionsPerHost = "max_connections_per_host"
     }
 
@@ -40,10 +42,15 @@ public struct HTTPTransportSettings: Decodable, Sendable {
         self.init()
         let settings = try decoder.settings(CodingKeys.self)
         connectTimeout = try settings.duration(.connectTimeout, default: connectTimeout)
-        let hops = try settings.decode(.redirects, default: 5, where: { (0...50).contains($0) }, "must be from 0 (follow none) to 50")
+        let hops = try settings.decode(
+            .redirects, default: 5, where: { (0...50).contains($0) }, "must be from 0 (follow none) to 50")
         redirects = hops == 0 ? .never : .follow(max: hops)
         if let size = try settings.decode(.maxResponseSize, as: ByteCountSetting.self)?.bytes {
-            if size > 0 { maxResponseSize = size } else { try settings.invalid(.maxResponseSize, "must be more than zero (found \(size))") }
+            if size > 0 {
+                maxResponseSize = size
+            } else {
+                try settings.invalid(.maxResponseSize, "must be more than zero (found \(size))")
+            }
         }
         maxConnectionsPerHost = try settings.decode(
             .maxConnectionsPerHost, default: maxConnectionsPerHost, where: { $0 >= 1 }, "must be at least 1")

@@ -1,5 +1,5 @@
-import PersistenceKit
 import Logging
+import PersistenceKit
 public import PipelineKit
 import SQLiteAdapter
 import ServiceLifecycle
@@ -43,9 +43,13 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case storePath = "store_path", cachePath = "cache_path", busyTimeout = "busy_timeout"
-            case maxReaders = "max_readers", checksIntegrityOnOpen = "integrity_check_on_open"
-            case followsOtherProcesses = "follow_other_processes", followInterval = "follow_interval"
+            case storePath = "store_path"
+            case cachePath = "cache_path"
+            case busyTimeout = "busy_timeout"
+            case maxReaders = "max_readers"
+            case checksIntegrityOnOpen = "integrity_check_on_open"
+            case followsOtherProcesses = "follow_other_processes"
+            case followInterval = "follow_interval"
         }
 
         /// `tether-store.sqlite` and `tether-cache.sqlite`, with SQLiteAdapter's defaults.
@@ -68,7 +72,9 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             if settings.isNull(.cachePath) {
                 cachePath = nil
             } else {
-                cachePath = try settings.decode(.cachePath, default: cachePath ?? "", where: { !$0.isEmpty }, "must name a file (or be null for no cache)")
+                cachePath = try settings.decode(
+                    .cachePath, default: cachePath ?? "", where: { !$0.isEmpty },
+                    "must name a file (or be null for no cache)")
             }
             busyTimeout = try settings.duration(.busyTimeout, default: busyTimeout, allowsZero: true)
             maxReaders = try settings.decode(.maxReaders, default: maxReaders, where: { $0 >= 1 }, "must be at least 1")

@@ -19,7 +19,8 @@ public struct URLSessionTransportPlugin: PipelinePlugin {
         var logger = context.logger
         logger[metadataKey: "part"] = "transport.urlsession"
         let configuration = URLSessionTransport.Configuration(
-            connectTimeout: settings.connectTimeout, redirects: settings.redirects, maxResponseSize: settings.maxResponseSize,
+            connectTimeout: settings.connectTimeout, redirects: settings.redirects,
+            maxResponseSize: settings.maxResponseSize,
             maxConnectionsPerHost: settings.maxConnectionsPerHost, logger: logger)
         return TransportComponent(URLSessionTransport(configuration: configuration))
     }

@@ -65,7 +65,9 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
     private let logger: Logger
 
     /// Makes the source.
-    public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "tether.memory-pressure")) {
+    public init(
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "tether.memory-pressure")
+    ) {
         self.configuration = configuration
         self.logger = logger
     }
@@ -112,7 +114,8 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
             }
             await poll(path, onPressure: onPressure)
         case .instead(.unavailable(let reason)):
-            logger.warning("memory pressure: PSI unavailable; no pressure will be reported", metadata: ["reason": "\(reason)"])
+            logger.warning(
+                "memory pressure: PSI unavailable; no pressure will be reported", metadata: ["reason": "\(reason)"])
             await waitForCancellation()
         case .instead(.trigger):
             await waitForCancellation()

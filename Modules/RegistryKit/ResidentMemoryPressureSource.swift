@@ -94,7 +94,8 @@ public struct ResidentMemoryPressureSource: MemoryPressureSource {
                 if let current = ProcFiles.read(directory + "/memory.current"),
                     let maximum = ProcFiles.read(directory + "/memory.max")
                 {
-                    return reading(used: current, limit: maximum, fraction: fraction, source: directory + "/memory.{current,max}")
+                    return reading(
+                        used: current, limit: maximum, fraction: fraction, source: directory + "/memory.{current,max}")
                 }
             }
             if let v1 = paths.v1Memory {
@@ -108,13 +109,17 @@ public struct ResidentMemoryPressureSource: MemoryPressureSource {
                         source: directory + "/memory.{usage,limit}_in_bytes")
                 }
             }
-            return .failure(ReadingFailure(
-                tried.isEmpty ? "no memory cgroup in \(configuration.procRoot)/self/cgroup"
-                    : "no readable memory usage and limit in \(tried.joined(separator: " or "))"))
+            return .failure(
+                ReadingFailure(
+                    tried.isEmpty
+                        ? "no memory cgroup in \(configuration.procRoot)/self/cgroup"
+                        : "no readable memory usage and limit in \(tried.joined(separator: " or "))"))
         }
     }
 
-    private func reading(used: String, limit: String, fraction: Double, source: String) -> Result<Reading, ReadingFailure> {
+    private func reading(used: String, limit: String, fraction: Double, source: String) -> Result<
+        Reading, ReadingFailure
+    > {
         let limitText = limit.trimmingCharacters(in: .whitespacesAndNewlines)
         guard let usedBytes = Int(used.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             return .failure(ReadingFailure("\(source): usage is not a number"))
@@ -140,9 +145,12 @@ public struct ResidentMemoryPressureSource: MemoryPressureSource {
             switch read() {
             case .success(let reading):
                 if reading.used > reading.limit {
-                    onPressure(MemoryPressureEvent(
-                        level: reading.used > reading.limit + reading.limit / 10 ? .critical : .warning,
-                        reason: "\(reading.used / 1_000_000) MB in use > limit \(reading.limit / 1_000_000) MB (\(reading.source))"))
+                    onPressure(
+                        MemoryPressureEvent(
+                            level: reading.used > reading.limit + reading.limit / 10 ? .critical : .warning,
+                            reason:
+                                "\(reading.used / 1_000_000) MB in use > limit \(reading.limit / 1_000_000) MB (\(reading.source))"
+                        ))
                 }
             case .failure(let failure):
                 if !complained {

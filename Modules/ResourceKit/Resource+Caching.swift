@@ -1,6 +1,6 @@
 import Logging
-import TetherConcurrency
 import PersistenceKit
+import TetherConcurrency
 import TransportKit
 
 /// Siesta's persistent-cache behaviour. A resource reads its cache entry once, lazily (its first observer or the
@@ -31,7 +31,9 @@ extension Resource {
         let pipeline = configuration(for: .get).pipeline
         Task { [self] in
             let cached = await cache.read(key)
-            if let cached { applyCacheHit(cached, changesBefore: changesBefore, pipeline: pipeline, cache: cache, key: key) }
+            if let cached {
+                applyCacheHit(cached, changesBefore: changesBefore, pipeline: pipeline, cache: cache, key: key)
+            }
             finishCacheCheck()
         }
     }

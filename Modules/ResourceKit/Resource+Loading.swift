@@ -1,8 +1,8 @@
-import TetherConcurrency
 import Logging
-import Synchronization
-import TransportKit
 import PersistenceKit
+import Synchronization
+import TetherConcurrency
+import TransportKit
 
 extension Resource {
     /// Loads the resource if it needs it: returns the load already in flight (so a hundred callers cause one
@@ -69,7 +69,8 @@ extension Resource {
     @discardableResult
     public func load() -> Request {
         // Never nil: only `onlyIfNeeded` loads decline.
-        startLoad(onlyIfNeeded: false) ?? Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
+        startLoad(onlyIfNeeded: false)
+            ?? Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
     }
 
     /// Makes the data stale: the next ``loadIfNeeded()`` loads, and a load in flight now brings data that is
@@ -133,7 +134,9 @@ extension Resource {
 
     /// After `delay` (at once when zero), cancels the resource's loads if it has no observers then; then calls
     /// `completion`. For a view that goes away before its data arrives: nobody is left to want the response.
-    public func cancelLoadIfUnobserved(afterDelay delay: Duration = .zero, then completion: (@Sendable () -> Void)? = nil) {
+    public func cancelLoadIfUnobserved(
+        afterDelay delay: Duration = .zero, then completion: (@Sendable () -> Void)? = nil
+    ) {
         guard delay > .zero else {
             cancelLoadsIfUnobserved()
             completion?()

@@ -74,7 +74,9 @@ extension Resource {
     /// Percent-encodes everything but unreserved characters, so `+`, `&` and `=` in values survive.
     static func encodeQueryComponent(_ text: String) -> String {
         var output = ""
-        for byte in text.utf8 { ResourceAddress.appendEncoded(byte, keeping: ResourceAddress.isUnreserved, to: &output) }
+        for byte in text.utf8 {
+            ResourceAddress.appendEncoded(byte, keeping: ResourceAddress.isUnreserved, to: &output)
+        }
         return output
     }
 }

@@ -1,7 +1,7 @@
-import TetherConcurrency
-import Logging
 public import DeliveryKit
+import Logging
 public import OwnershipKit
+import TetherConcurrency
 
 extension Resource {
     /// Adds `observer`, owned by itself: held weakly, it observes until it is deallocated or removed with
@@ -51,7 +51,8 @@ extension Resource {
         closure: @escaping @Sendable (Resource, ResourceEvent) -> Void
     ) -> Resource {
         if delivery == nil {
-            observers.add(ObserverSink(link: ResourceLink(self), target: .closure(closure)), identity: nil, owner: owner)
+            observers.add(
+                ObserverSink(link: ResourceLink(self), target: .closure(closure)), identity: nil, owner: owner)
             logAdded("closure")
             return self
         }

@@ -1,6 +1,6 @@
+import Logging
 import PersistenceKit
 import TetherConcurrency
-import Logging
 public import TransportKit
 
 extension Resource {
@@ -100,7 +100,8 @@ extension Resource {
         }
         capture?.withLock {
             $0 = CachedEntity(
-                body: response.body, headers: response.headers.map { CachedEntity.Header(name: $0.name, value: $0.value) },
+                body: response.body,
+                headers: response.headers.map { CachedEntity.Header(name: $0.name, value: $0.value) },
                 timestamp: now)
         }
         switch pipeline.process(entity) {

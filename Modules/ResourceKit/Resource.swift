@@ -1,7 +1,7 @@
 import Logging
-import TetherConcurrency
-import Synchronization
 import OwnershipKit
+import Synchronization
+import TetherConcurrency
 public import TransportKit
 
 /// The state of one remote resource — its latest data, its latest error, whether it is loading — and the observers

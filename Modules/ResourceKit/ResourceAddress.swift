@@ -60,7 +60,8 @@ enum ResourceAddress {
             let decoded = String(segment).replacing("%2E", with: ".")
             if decoded == "." || decoded == ".." {
                 return .failure(
-                    Problem(message: "the path \"\(path)\" has a \"\(segment)\" segment, which would leave the base URL"))
+                    Problem(
+                        message: "the path \"\(path)\" has a \"\(segment)\" segment, which would leave the base URL"))
             }
         }
         return .success(output)

@@ -66,10 +66,12 @@ struct ResourceState: Sendable {
             latestData.map { (wall: $0.timestamp, monotonic: dataReceived) },
             latestError.map { (wall: $0.timestamp, monotonic: errorReceived) },
         ].compactMap { $0 }
-        guard let newest = readings.max(by: { older, newer in
-            if let first = older.monotonic, let second = newer.monotonic { return first < second }
-            return older.wall < newer.wall
-        }) else { return false }
+        guard
+            let newest = readings.max(by: { older, newer in
+                if let first = older.monotonic, let second = newer.monotonic { return first < second }
+                return older.wall < newer.wall
+            })
+        else { return false }
         let maxAge = latestError == nil ? configuration.expirationTime : configuration.retryTime
         if let received = newest.monotonic { return elapsed - received <= maxAge }
         let age = now.timeIntervalSince(newest.wall)

@@ -1,5 +1,5 @@
-import TetherConcurrency
 public import RegistryKit
+import TetherConcurrency
 public import TransportKit
 
 /// A remote API: the one place that hands out its resources, at most one ``Resource`` per URL, and configures them.

@@ -1,6 +1,6 @@
+import Logging
 import Synchronization
 import TetherConcurrency
-import Logging
 import TransportKit
 
 extension ServiceCore {

@@ -1,6 +1,6 @@
+import Logging
 import RegistryKit
 import TetherConcurrency
-import Logging
 import TransportKit
 
 extension ServiceCore {

@@ -1,8 +1,8 @@
-import TetherConcurrency
-import OwnershipKit
 import Logging
+import OwnershipKit
 import RegistryKit
 import Synchronization
+import TetherConcurrency
 import TransportKit
 
 /// What a ``Service`` is made of: the transport, the clock, the configuration rules and the cache of resources.

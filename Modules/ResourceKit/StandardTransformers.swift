@@ -1,5 +1,5 @@
-public import TransportKit
 import TetherJSON
+public import TransportKit
 
 /// Which standard transformers a ``Service`` installs on every resource, at the ``PipelineStageKey/parsing`` stage.
 public struct StandardTransformers: OptionSet, Sendable {

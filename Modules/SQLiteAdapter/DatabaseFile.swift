@@ -34,7 +34,8 @@ package enum DatabaseFile {
         }
         let code = errno
         guard code == EEXIST else {
-            throw PersistenceError(kind(for: code), "cannot create the file: \(String(cString: strerror(code)))", file: path)
+            throw PersistenceError(
+                kind(for: code), "cannot create the file: \(String(cString: strerror(code)))", file: path)
         }
         // O_EXCL also fails on a symbolic link whose target does not exist: name the target rather than call the
         // file read-only.

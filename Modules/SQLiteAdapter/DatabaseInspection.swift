@@ -39,7 +39,8 @@ enum DatabaseInspection: Equatable {
         case .damaged(let report):
             return PersistenceError(.corrupt, "the file is damaged: \(report); it is left as it is", file: path)
         case .unreadable(let reason):
-            return PersistenceError(.corrupt, "the file cannot be read as a database (\(reason)); it is left as it is", file: path)
+            return PersistenceError(
+                .corrupt, "the file cannot be read as a database (\(reason)); it is left as it is", file: path)
         }
     }
 
@@ -63,11 +64,13 @@ enum DatabaseInspection: Equatable {
             guard tables.isEmpty || tables.contains(table) else { return .foreign(tables: tables) }
             guard quickCheck else { return .tether }
             let report = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
-            return report == ["ok"] ? .tether : .damaged("quick_check reported \(report.prefix(3).joined(separator: "; "))")
+            return report == ["ok"]
+                ? .tether : .damaged("quick_check reported \(report.prefix(3).joined(separator: "; "))")
         } catch {
             // SQLite refuses the file (a cut file is "malformed" before the schema can be read). The schema is
             // plain text in the first page, which says whose the file is, even so.
-            return firstPage(of: path, contains: "CREATE TABLE \(table)") ? .damaged("\(error)") : .unreadable("\(error)")
+            return firstPage(of: path, contains: "CREATE TABLE \(table)")
+                ? .damaged("\(error)") : .unreadable("\(error)")
         }
     }
 

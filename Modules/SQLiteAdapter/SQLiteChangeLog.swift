@@ -14,8 +14,10 @@ import PersistenceKit
 ///   holds entries back.
 enum SQLiteChangeLog {
     static func append(_ entry: ChangeLogEntry, in db: Database, now: Date) throws {
-        try db.cachedStatement(sql: "INSERT INTO tether_change_log (commit_number, changes, written_at) VALUES (?, ?, ?)")
-            .execute(arguments: [Int64(entry.commit), entry.encodedChanges, now.timeIntervalSince1970])
+        try db.cachedStatement(
+            sql: "INSERT INTO tether_change_log (commit_number, changes, written_at) VALUES (?, ?, ?)"
+        )
+        .execute(arguments: [Int64(entry.commit), entry.encodedChanges, now.timeIntervalSince1970])
     }
 
     /// The entries after `commit` (and before `end`, when given), in commit order, at most `limit`.
@@ -57,10 +59,13 @@ enum SQLiteChangeLog {
     ///
     /// At most `batch` of the oldest entries are looked at, through the primary key, so a prune costs the same
     /// however long the log (it runs every 256 commits, so it keeps up).
-    static func prune(in db: Database, now: Date, retention: Duration, minimumAge: Duration, batch: Int64 = 4096) throws {
+    static func prune(in db: Database, now: Date, retention: Duration, minimumAge: Duration, batch: Int64 = 4096) throws
+    {
         let liveSince = now.timeIntervalSince1970 - retention.seconds
         try db.execute(sql: "DELETE FROM tether_change_log_readers WHERE seen_at < ?", arguments: [liveSince])
-        guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(commit_number) FROM tether_change_log") else { return }
+        guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(commit_number) FROM tether_change_log") else {
+            return
+        }
         let passed = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM tether_change_log_readers") ?? Int64.max
         try db.execute(
             sql: "DELETE FROM tether_change_log WHERE commit_number <= ? AND written_at < ?",

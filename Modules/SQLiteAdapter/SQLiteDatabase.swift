@@ -13,8 +13,11 @@ enum SQLiteDatabase {
     ) throws(PersistenceError) -> DatabasePool {
         // A caller that has inspected the file already passes what it found: the quick check reads the whole file.
         let inspection =
-            inspected ?? DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
-        if let refusal = inspection.refusal(path, role: table == EntityCacheSchema.table ? "cache" : "store") { throw refusal }
+            inspected
+            ?? DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
+        if let refusal = inspection.refusal(path, role: table == EntityCacheSchema.table ? "cache" : "store") {
+            throw refusal
+        }
         try DatabaseFile.prepare(path)
         var grdb = Configuration()
         grdb.busyMode = .timeout(configuration.busyTimeout.seconds)

@@ -39,15 +39,20 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// - Throws: `PersistenceError` — `PersistenceError.Kind.missingDirectory`,
     ///   `PersistenceError.Kind.readOnly`, `PersistenceError.Kind.corrupt`,
     ///   `PersistenceError.Kind.cannotOpen` — with the file's path.
-    public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
+    public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit
+        .PersistenceError)
+    {
         self.path = path
         pool = try SQLiteDatabase.open(
-            path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table)
+            path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table
+        )
         self.configuration = configuration
         unreadable = UnreadableRows(logger: configuration.logger, file: path)
         let opened: UInt64
         do {
-            opened = try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT value FROM tether_meta WHERE key = 'commit'") } ?? 0
+            opened =
+                try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT value FROM tether_meta WHERE key = 'commit'")
+                } ?? 0
         } catch {
             throw PersistenceError.mapping(error, file: path)
         }
@@ -59,7 +64,8 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     /// Runs `body` in a write transaction on GRDB's writer connection (see
     /// `DocumentStore.write(_:)`).
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
+    {
         let (path, tracker, unreadable, publisher) = (path, tracker, unreadable, publisher)
         let (retention, minimumAge) = (configuration.changeLogRetention, configuration.changeLogMinimumAge)
         try checkOpen()
@@ -70,11 +76,15 @@ public final class SQLiteDocumentStore: DocumentStore {
                 let result = try body(transaction)
                 if tracker.hasIntents {
                     // Number the commit inside it, so that a reader's number and the change set's always agree.
-                    let commit = try UInt64.fetchOne(
-                        db.cachedStatement(sql: "UPDATE tether_meta SET value = value + 1 WHERE key = 'commit' RETURNING value")) ?? 0
+                    let commit =
+                        try UInt64.fetchOne(
+                            db.cachedStatement(
+                                sql: "UPDATE tether_meta SET value = value + 1 WHERE key = 'commit' RETURNING value"))
+                        ?? 0
                     // Other processes' commits since the last one published here go to the feed first, in order.
                     let last = publisher.lastPublished
-                    let preceding = try commit > last + 1 ? SQLiteChangeLog.entries(after: last, before: commit, in: db) : []
+                    let preceding =
+                        try commit > last + 1 ? SQLiteChangeLog.entries(after: last, before: commit, in: db) : []
                     let now = Date()
                     try SQLiteChangeLog.append(tracker.setCommit(commit, after: preceding), in: db, now: now)
                     if commit % 256 == 0 {

@@ -27,7 +27,9 @@ public final class SQLiteEntityCache: EntityCache {
     ///
     /// - Throws: `PersistenceError` when the file cannot be opened or created at all
     ///   (`PersistenceError.Kind.missingDirectory`, `PersistenceError.Kind.readOnly`).
-    public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit.PersistenceError) {
+    public init(path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()) throws(PersistenceKit
+        .PersistenceError)
+    {
         self.path = path
         self.configuration = configuration
         var moved: [String] = []
@@ -63,14 +65,16 @@ public final class SQLiteEntityCache: EntityCache {
     public func readEntity(forKey key: String) throws -> CachedEntity? {
         try perform(key: key) { pool in
             try pool.read { db in
-                guard let row = try Row.fetchOne(
-                    db.cachedStatement(sql: "SELECT body, headers, timestamp FROM tether_entities WHERE key = ?"),
-                    arguments: [key])
+                guard
+                    let row = try Row.fetchOne(
+                        db.cachedStatement(sql: "SELECT body, headers, timestamp FROM tether_entities WHERE key = ?"),
+                        arguments: [key])
                 else { return nil }
                 let headers: String = row[1]
                 let timestamp: Double = row[2]
                 return CachedEntity(
-                    body: row[0], headers: Self.decodeHeaders(headers), timestamp: Date(timeIntervalSince1970: timestamp))
+                    body: row[0], headers: Self.decodeHeaders(headers),
+                    timestamp: Date(timeIntervalSince1970: timestamp))
             }
         }
     }
@@ -81,7 +85,9 @@ public final class SQLiteEntityCache: EntityCache {
             try pool.write { db in
                 try db.cachedStatement(
                     sql: "INSERT OR REPLACE INTO tether_entities (key, body, headers, timestamp) VALUES (?, ?, ?, ?)"
-                ).execute(arguments: [key, entity.body, Self.encodeHeaders(entity.headers), entity.timestamp.timeIntervalSince1970])
+                ).execute(arguments: [
+                    key, entity.body, Self.encodeHeaders(entity.headers), entity.timestamp.timeIntervalSince1970,
+                ])
             }
         }
     }

@@ -34,7 +34,8 @@ extension PersistenceError {
             // first open on a nearly full disk, say) as an I/O error; the file system says whether space ran out.
             if let free = DatabaseFile.availableBytes(near: file), free < 1 << 20 {
                 kind = .diskFull
-                message = "the disk is full (\(free) bytes free); SQLite could not write (\(database.message ?? "no detail"))"
+                message =
+                    "the disk is full (\(free) bytes free); SQLite could not write (\(database.message ?? "no detail"))"
             } else {
                 kind = .ioError
                 message = "the operating system reported an I/O error (\(database.message ?? "no detail"))"

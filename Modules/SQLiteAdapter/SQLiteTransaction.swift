@@ -31,7 +31,8 @@ struct SQLiteReader: DocumentReader {
                 let body: String = row[1]
                 do {
                     documents.append(
-                        StoredDocument(validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
+                        StoredDocument(
+                            validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
                 } catch let error as PersistenceError where unreadable != nil {
                     // One bad row (written by another program, or by a version that allowed deeper documents) must
                     // not make its collection unreadable: it is left out and reported; `document(id:)` still names it.
@@ -132,7 +133,8 @@ final class SQLiteTransaction: TransactionReading {
                     INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)
                     ON CONFLICT (collection, id) DO UPDATE SET body = excluded.body WHERE body IS NOT excluded.body
                     """)
-            guard let event = try tracker.event(of: { try statement.execute(arguments: [collection, stored.id, text]) })
+            guard
+                let event = try tracker.event(of: { try statement.execute(arguments: [collection, stored.id, text]) })
             else { return nil }
             let kind: ChangeSet.Kind = event.kind == .insert ? .inserted : .updated
             tracker.record(kind, ChangeSet.Key(collection: collection, id: stored.id), row: event.row)
@@ -146,9 +148,10 @@ final class SQLiteTransaction: TransactionReading {
         let stored = try StoredDocument(document, collection: collection)
         let db = reader.db
         try reader.guarding(collection: collection, id: stored.id) {
-            let exists = try Bool.fetchOne(
-                db.cachedStatement(sql: "SELECT 1 FROM tether_documents WHERE collection = ? AND id = ?"),
-                arguments: [collection, stored.id]) ?? false
+            let exists =
+                try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM tether_documents WHERE collection = ? AND id = ?"),
+                    arguments: [collection, stored.id]) ?? false
             guard !exists else {
                 throw PersistenceError(
                     .duplicateID, "a document with _id \"\(stored.id)\" is already in \"\(collection)\"")
@@ -164,9 +167,10 @@ final class SQLiteTransaction: TransactionReading {
         try validate(collection)
         let db = reader.db
         return try reader.guarding(collection: collection, id: id) {
-            guard let row = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT rowid FROM tether_documents WHERE collection = ? AND id = ?"),
-                arguments: [collection, id])
+            guard
+                let row = try Int64.fetchOne(
+                    db.cachedStatement(sql: "SELECT rowid FROM tether_documents WHERE collection = ? AND id = ?"),
+                    arguments: [collection, id])
             else { return false }
             try db.cachedStatement(sql: "DELETE FROM tether_documents WHERE rowid = ?").execute(arguments: [row])
             tracker.record(.removed, ChangeSet.Key(collection: collection, id: id), row: row)

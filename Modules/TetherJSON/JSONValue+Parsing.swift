@@ -62,9 +62,15 @@ struct JSONParser {
         case UInt8(ascii: "{"): return try parseObject()
         case UInt8(ascii: "["): return try parseArray()
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectWord("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectWord("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectWord("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error("expected a value, found \(found)")
         }
@@ -82,7 +88,9 @@ struct JSONParser {
         }
         while true {
             skipWhiteSpace()
-            guard peek(UInt8(ascii: "\"")) else { throw error("expected a member name in double quotes, found \(found)") }
+            guard peek(UInt8(ascii: "\"")) else {
+                throw error("expected a member name in double quotes, found \(found)")
+            }
             let key = try parseString()
             skipWhiteSpace()
             guard peek(UInt8(ascii: ":")) else { throw error("expected ':' after the member name, found \(found)") }
@@ -257,7 +265,9 @@ struct JSONParser {
     mutating func hex4() throws(JSONParseError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard index < bytes.count else { throw error("expected 4 hex digits after '\\u', found the end of the text") }
+            guard index < bytes.count else {
+                throw error("expected 4 hex digits after '\\u', found the end of the text")
+            }
             let byte = bytes[index]
             let digit: UInt8
             switch byte {

@@ -101,7 +101,9 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
     /// A string.
     public init(stringLiteral value: String) { self = .string(value) }
     /// A string with interpolations: `["_id": "item-\(index)"]`.
-    public init(stringInterpolation: DefaultStringInterpolation) { self = .string(String(stringInterpolation: stringInterpolation)) }
+    public init(stringInterpolation: DefaultStringInterpolation) {
+        self = .string(String(stringInterpolation: stringInterpolation))
+    }
     /// An array.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     /// An object. A key given twice keeps its last value.

@@ -3,21 +3,29 @@ import TetherJSON
 
 extension DocumentStoreConformance {
     static let badInputChecks: [DocumentStoreCheck] = [
-        DocumentStoreCheck("bad-documents", "invalid JSON, a missing or non-string _id, a non-object: typed errors with context; nothing lost") { store in
+        DocumentStoreCheck(
+            "bad-documents",
+            "invalid JSON, a missing or non-string _id, a non-object: typed errors with context; nothing lost"
+        ) { store in
             try await store.upsert(["_id": "keep"], into: "items")
             let json = try await expectError(.invalidJSON, "invalid JSON") {
                 _ = try await store.write { try $0.upsert(json: "{\"_id\": \"a\",\n \"n\": tru }", into: "items") }
             }
             try require(json.message.contains("line 2"), "the JSON error should give the line: \(json)")
             try require(json.collection == "items", "the error should name the collection: \(json)")
-            try await expectError(.invalidDocument, "missing _id") { try await store.upsert(["name": "x"], into: "items") }
+            try await expectError(.invalidDocument, "missing _id") {
+                try await store.upsert(["name": "x"], into: "items")
+            }
             try await expectError(.invalidDocument, "numeric _id") { try await store.upsert(["_id": 7], into: "items") }
             try await expectError(.invalidDocument, "empty _id") { try await store.upsert(["_id": ""], into: "items") }
             try await expectError(.invalidDocument, "an array") { try await store.upsert([1, 2], into: "items") }
             try require(try await store.document(id: "keep", in: "items") != nil, "a bad write must not lose data")
             try await store.upsert(["_id": "after"], into: "items")
         },
-        DocumentStoreCheck("unstorable-documents", "deeper than 512 levels, or NaN and infinities: invalidDocument naming where; the collection stays readable") { store in
+        DocumentStoreCheck(
+            "unstorable-documents",
+            "deeper than 512 levels, or NaN and infinities: invalidDocument naming where; the collection stays readable"
+        ) { store in
             try await store.upsert(["_id": "keep", "n": 1], into: "items")
             var deep: JSONValue = "bottom"
             for _ in 0..<600 { deep = ["d": deep] }
@@ -28,7 +36,8 @@ extension DocumentStoreConformance {
             try require(tooDeep.id == "deep", "the error names the document: \(tooDeep)")
             var deepest: JSONValue = "bottom"
             for _ in 0..<510 { deepest = [deepest] }
-            try await store.upsert(["_id": "deepest", "nest": deepest], into: "items")  // 512 levels: the most JSON text reads back
+            // 512 levels: the most JSON text reads back.
+            try await store.upsert(["_id": "deepest", "nest": deepest], into: "items")
             for (name, number) in [("NaN", Double.nan), ("infinity", .infinity), ("-infinity", -.infinity)] {
                 let error = try await expectError(.invalidDocument, name) {
                     try await store.upsert(["_id": "nan", "values": [1, ["x": .number(number)]]], into: "items")
@@ -36,11 +45,17 @@ extension DocumentStoreConformance {
                 try require(error.message.contains("at values[1].x"), "\(name): where: \(error)")
             }
             let all = try await store.documents(matching: DocumentQuery(collection: "items"))
-            try require(all.map(\.id).sorted() == ["deepest", "keep"], "the collection stays readable: \(all.map(\.id))")
+            try require(
+                all.map(\.id).sorted() == ["deepest", "keep"], "the collection stays readable: \(all.map(\.id))")
             try require(all.first { $0.id == "deepest" }?.body["nest"] == deepest, "512 levels read back whole")
         },
-        DocumentStoreCheck("bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName") { store in
-            for name in ["items'; DROP TABLE tether_documents; --", "", "a b", "a\"b", "1items", String(repeating: "x", count: 101), "ítems"] {
+        DocumentStoreCheck(
+            "bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName"
+        ) { store in
+            for name in [
+                "items'; DROP TABLE tether_documents; --", "", "a b", "a\"b", "1items",
+                String(repeating: "x", count: 101), "ítems",
+            ] {
                 let error = try await expectError(.invalidCollectionName, "collection \(name.debugDescription)") {
                     try await store.upsert(["_id": "a"], into: name)
                 }
@@ -50,9 +65,12 @@ extension DocumentStoreConformance {
                 }
             }
             try await store.upsert(["_id": "a"], into: "items_2.v-1")
-            try require(try await store.document(id: "a", in: "items_2.v-1") != nil, "a valid name must work after bad ones")
+            try require(
+                try await store.document(id: "a", in: "items_2.v-1") != nil, "a valid name must work after bad ones")
         },
-        DocumentStoreCheck("round-trip-values", "every JSON value round-trips: unicode, escapes, big and small numbers, nesting") { store in
+        DocumentStoreCheck(
+            "round-trip-values", "every JSON value round-trips: unicode, escapes, big and small numbers, nesting"
+        ) { store in
             let document: JSONValue = [
                 "_id": "weird \"id\" ✓ \u{1F600}",
                 "text": "line\nbreak\ttab \\ quote\" nul\u{0001} é e\u{301}",

@@ -1,6 +1,7 @@
 import PersistenceKit
-import TetherJSON
 import TetherConcurrency
+import TetherJSON
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,7 +10,9 @@ import Darwin
 
 extension DocumentStoreConformance {
     static let basicChecks: [DocumentStoreCheck] = [
-        DocumentStoreCheck("upsert-get-remove", "upsert inserts then updates; get returns the document; remove removes it") { store in
+        DocumentStoreCheck(
+            "upsert-get-remove", "upsert inserts then updates; get returns the document; remove removes it"
+        ) { store in
             let first = try await store.upsert(["_id": "a", "n": 1], into: "items")
             try require(first == .inserted, "first upsert: expected inserted, got \(String(describing: first))")
             let second = try await store.upsert(["_id": "a", "n": 2], into: "items")
@@ -23,7 +26,9 @@ extension DocumentStoreConformance {
             try require(try await !store.remove(id: "a", from: "items"), "second remove: expected false")
             try require(try await store.document(id: "a", in: "items") == nil, "removed document still there")
         },
-        DocumentStoreCheck("insert-duplicate-fails", "insert of an existing _id fails with duplicateID; the transaction can go on") { store in
+        DocumentStoreCheck(
+            "insert-duplicate-fails", "insert of an existing _id fails with duplicateID; the transaction can go on"
+        ) { store in
             try await store.insert(["_id": "a", "v": "first"], into: "items")
             try await expectError(.duplicateID, "second insert") {
                 try await store.insert(["_id": "a", "v": "second"], into: "items")
@@ -36,9 +41,12 @@ extension DocumentStoreConformance {
                 } catch let error as PersistenceError where error.kind == .duplicateID {}
                 try transaction.insert(["_id": "b"], into: "items")
             }
-            try require(try await store.document(id: "b", in: "items") != nil, "a write after a caught duplicate must commit")
+            try require(
+                try await store.document(id: "b", in: "items") != nil, "a write after a caught duplicate must commit")
         },
-        DocumentStoreCheck("transaction-atomic", "a transaction that throws changes nothing; one that returns commits all of it") { store in
+        DocumentStoreCheck(
+            "transaction-atomic", "a transaction that throws changes nothing; one that returns commits all of it"
+        ) { store in
             try await store.upsert(["_id": "keep", "v": 1], into: "items")
             struct Abort: Error {}
             do {
@@ -79,12 +87,15 @@ extension DocumentStoreConformance {
             let after = try await store.document(id: "a", in: "items")
             try require(after?.body["v"] == 2, "after the commit: \(String(describing: after))")
         },
-        DocumentStoreCheck("concurrent-writers", "8 tasks × 100 upserts and reads at once: every write lands, no lock errors") { store in
+        DocumentStoreCheck(
+            "concurrent-writers", "8 tasks × 100 upserts and reads at once: every write lands, no lock errors"
+        ) { store in
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<8 {
                     group.addTask {
                         for index in 0..<100 {
-                            try await store.upsert(["_id": .string("t\(task)-\(index)"), "task": .number(Double(task))], into: "load")
+                            try await store.upsert(
+                                ["_id": .string("t\(task)-\(index)"), "task": .number(Double(task))], into: "load")
                             _ = try await store.document(id: "t\(task)-\(index / 2)", in: "load")
                         }
                     }

@@ -1,10 +1,13 @@
 import PersistenceKit
-import TetherJSON
 import TetherConcurrency
+import TetherJSON
 
 extension DocumentStoreConformance {
     static let feedChecks: [DocumentStoreCheck] = [
-        DocumentStoreCheck("feed-per-commit", "each commit publishes exactly its changes, numbered in order; unchanged upserts publish nothing") { store in
+        DocumentStoreCheck(
+            "feed-per-commit",
+            "each commit publishes exactly its changes, numbered in order; unchanged upserts publish nothing"
+        ) { store in
             let recorder = FeedRecorder(store)
             // Each commit is awaited on the feed before the next, so that none is merged into another.
             try await store.upsert(["_id": "a"], into: "items")
@@ -28,9 +31,13 @@ extension DocumentStoreConformance {
                 ], "second: \(sets[1])")
             try require(sets[2].changes == [Key(collection: "items", id: "b"): .removed], "third: \(sets[2])")
             let numbers = sets.map(\.commits.upperBound)
-            try require(numbers == numbers.sorted() && Set(numbers).count == 3, "commit numbers not increasing: \(numbers)")
+            try require(
+                numbers == numbers.sorted() && Set(numbers).count == 3, "commit numbers not increasing: \(numbers)")
         },
-        DocumentStoreCheck("feed-within-commit", "changes to one document within a commit are merged: insert+update is an insert, insert+remove nothing") { store in
+        DocumentStoreCheck(
+            "feed-within-commit",
+            "changes to one document within a commit are merged: insert+update is an insert, insert+remove nothing"
+        ) { store in
             let recorder = FeedRecorder(store)
             try await store.write { transaction in
                 try transaction.upsert(["_id": "a"], into: "items")
@@ -57,7 +64,10 @@ extension DocumentStoreConformance {
             try require(all.count == 1, "expected only the later commit, got \(all)")
             try require(all[0].changes.keys.map(\.id) == ["y"], "got \(all[0])")
         },
-        DocumentStoreCheck("feed-inline", "an inline subscriber has each commit's set, unmerged and in order, when the write returns; none after cancel") { store in
+        DocumentStoreCheck(
+            "feed-inline",
+            "an inline subscriber has each commit's set, unmerged and in order, when the write returns; none after cancel"
+        ) { store in
             let received = FeedLog()
             let ended = Flag()
             let subscription = store.changes.subscribeInline(received.append) { ended.set() }
@@ -75,7 +85,10 @@ extension DocumentStoreConformance {
             try require(received.count == 20, "a cancelled subscriber received \(received.count - 20) more")
             try require(!ended.isSet, "cancelling is not the feed ending")
         },
-        DocumentStoreCheck("feed-slow-subscriber", "a busy subscriber gets the commits it missed merged into one set, every touched document in it; the writer never waits") { store in
+        DocumentStoreCheck(
+            "feed-slow-subscriber",
+            "a busy subscriber gets the commits it missed merged into one set, every touched document in it; the writer never waits"
+        ) { store in
             let entered = Flag()
             let release = Flag()
             let received = FeedLog()
@@ -95,29 +108,41 @@ extension DocumentStoreConformance {
             let sets = received.all
             subscription.cancel()
             try require(sets.count == 2, "expected the first set and one merged set, got \(sets.count)")
-            try require(sets[1].changes.count == 200, "merged set: expected 200 documents, got \(sets[1].changes.count)")
-            try require(sets[1].changes[ChangeSet.Key(collection: "items", id: "d0")] == .removed, "d0, inserted then removed, is reported removed")
+            try require(
+                sets[1].changes.count == 200, "merged set: expected 200 documents, got \(sets[1].changes.count)")
+            try require(
+                sets[1].changes[ChangeSet.Key(collection: "items", id: "d0")] == .removed,
+                "d0, inserted then removed, is reported removed")
             try require(sets[1].commits.count == 201, "merged set should cover 201 commits, covers \(sets[1].commits)")
         },
-        DocumentStoreCheck("commit-numbers", "a read reports the number of the last commit it sees: the number that commit's change set carries") { store in
+        DocumentStoreCheck(
+            "commit-numbers",
+            "a read reports the number of the last commit it sees: the number that commit's change set carries"
+        ) { store in
             let recorder = FeedRecorder(store)
             let start = try await store.read { try $0.commitNumber() }
             try await store.upsert(["_id": "a"], into: "items")
             _ = try await recorder.waitFor(1)  // so that the next commit's set is not merged into this one
             let afterFirst = try await store.read { try $0.commitNumber() }
             try await store.upsert(["_id": "a"], into: "items")  // identical: no commit
-            try require(try await store.read { try $0.commitNumber() } == afterFirst, "an unchanged write must not advance the number")
+            try require(
+                try await store.read { try $0.commitNumber() } == afterFirst,
+                "an unchanged write must not advance the number")
             try await store.write { transaction in
                 try transaction.upsert(["_id": "b"], into: "items")
-                try require(try transaction.commitNumber() == afterFirst, "inside a transaction: the last commit before it")
+                try require(
+                    try transaction.commitNumber() == afterFirst, "inside a transaction: the last commit before it")
             }
             let afterSecond = try await store.read { try $0.commitNumber() }
-            try require(afterFirst == start + 1 && afterSecond == start + 2, "numbers: \(start), \(afterFirst), \(afterSecond)")
+            try require(
+                afterFirst == start + 1 && afterSecond == start + 2, "numbers: \(start), \(afterFirst), \(afterSecond)")
             let sets = try await recorder.waitFor(2)
-            try require(sets.map(\.commits.upperBound) == [afterFirst, afterSecond], "sets carry \(sets.map(\.commits))")
+            try require(
+                sets.map(\.commits.upperBound) == [afterFirst, afterSecond], "sets carry \(sets.map(\.commits))")
             try require(store.changes.lastCommit == afterSecond, "lastCommit \(store.changes.lastCommit)")
         },
-        DocumentStoreCheck("feed-stream", "the AsyncSequence form yields merged sets and ends when cancelled") { store in
+        DocumentStoreCheck("feed-stream", "the AsyncSequence form yields merged sets and ends when cancelled") {
+            store in
             let stream = store.changes.stream()
             try await store.upsert(["_id": "a"], into: "items")
             try await store.upsert(["_id": "b"], into: "items")

@@ -4,8 +4,14 @@ import TetherJSON
 extension DocumentStoreConformance {
     /// Documents with every kind of value, missing fields and near-misses (1 vs "1" vs true).
     static let queryDataset: [JSONValue] = [
-        ["_id": "a", "store_id": "abc123", "name": "Apple", "price": 1.5, "stock": 10, "tags": ["fruit", "red"], "meta": ["origin": ["country": "NZ"]], "organic": true],
-        ["_id": "b", "store_id": "abc123", "name": "banana", "price": 0.25, "stock": 0, "tags": ["fruit"], "meta": ["origin": ["country": "EC"]], "organic": false],
+        [
+            "_id": "a", "store_id": "abc123", "name": "Apple", "price": 1.5, "stock": 10, "tags": ["fruit", "red"],
+            "meta": ["origin": ["country": "NZ"]], "organic": true,
+        ],
+        [
+            "_id": "b", "store_id": "abc123", "name": "banana", "price": 0.25, "stock": 0, "tags": ["fruit"],
+            "meta": ["origin": ["country": "EC"]], "organic": false,
+        ],
         ["_id": "c", "store_id": "xyz", "name": "Cherry", "price": 12, "stock": 1, "tags": [], "organic": nil],
         ["_id": "d", "store_id": "abc123", "name": "date 100%", "price": "12", "tags": "fruit, dried"],
         ["_id": "e", "name": "Élan_e", "price": true, "stock": -3, "tags": [1, "1", true, nil]],
@@ -55,16 +61,33 @@ extension DocumentStoreConformance {
             (.like(path("name"), "%\\_e"), ["e"]),
             (.like(path("name"), "%"), ["a", "b", "c", "d", "e", "f", "g"]),
             (.not(.compare(path("stock"), .greater, .number(0))), ["b", "d", "e"]),
-            (.and([.compare(path("store_id"), .equal, .string("abc123")), .compare(path("stock"), .greater, .number(5))]), ["a"]),
-            (.or([.compare(path("price"), .less, .number(0)), .compare(path("organic"), .equal, .bool(false))]), ["b", "f"]),
+            (
+                .and([
+                    .compare(path("store_id"), .equal, .string("abc123")),
+                    .compare(path("stock"), .greater, .number(5)),
+                ]), ["a"]
+            ),
+            (
+                .or([.compare(path("price"), .less, .number(0)), .compare(path("organic"), .equal, .bool(false))]),
+                ["b", "f"]
+            ),
             (.and([]), ["a", "b", "c", "d", "e", "f", "g"]),
             (.or([]), []),
-            (.not(.or([.compare(path("store_id"), .equal, .string("abc123")), .compare(path("store_id"), .equal, .null)])), ["c", "g"]),
+            (
+                .not(
+                    .or([
+                        .compare(path("store_id"), .equal, .string("abc123")),
+                        .compare(path("store_id"), .equal, .null),
+                    ])), ["c", "g"]
+            ),
         ]
     }
 
     static let queryChecks: [DocumentStoreCheck] = [
-        DocumentStoreCheck("predicates", "each operator matches exactly the documents the rules say (types never coerce; missing is null)") { store in
+        DocumentStoreCheck(
+            "predicates",
+            "each operator matches exactly the documents the rules say (types never coerce; missing is null)"
+        ) { store in
             try await store.write { transaction in
                 for document in queryDataset { try transaction.upsert(document, into: "items") }
             }
@@ -78,7 +101,9 @@ extension DocumentStoreConformance {
                 try require(count == expected.count, "\(predicate): count \(count), expected \(expected.count)")
             }
         },
-        DocumentStoreCheck("sort-limit-offset", "sort by type rank then value, then _id; limit and offset slice the sorted list") { store in
+        DocumentStoreCheck(
+            "sort-limit-offset", "sort by type rank then value, then _id; limit and offset slice the sorted list"
+        ) { store in
             try await store.write { transaction in
                 for document in queryDataset { try transaction.upsert(document, into: "items") }
             }
@@ -86,7 +111,10 @@ extension DocumentStoreConformance {
                 ([], nil, 0, ["a", "b", "c", "d", "e", "f", "g"]),
                 ([DocumentSort(path("price"))], nil, 0, ["e", "f", "b", "a", "g", "c", "d"]),
                 ([DocumentSort(path("price"), .descending)], nil, 0, ["d", "c", "a", "g", "b", "f", "e"]),
-                ([DocumentSort(path("stock"), .descending), DocumentSort(path("name"))], nil, 0, ["a", "g", "f", "c", "b", "e", "d"]),
+                (
+                    [DocumentSort(path("stock"), .descending), DocumentSort(path("name"))], nil, 0,
+                    ["a", "g", "f", "c", "b", "e", "d"]
+                ),
                 ([DocumentSort(path("name"))], 3, 1, ["g", "c", "f"]),
                 ([DocumentSort(path("tags"))], nil, 0, ["f", "d", "a", "b", "c", "e", "g"]),
                 ([DocumentSort(path("store_id"))], 2, 5, ["g", "c"]),
@@ -96,17 +124,29 @@ extension DocumentStoreConformance {
             for (sort, limit, offset, expected) in cases {
                 let query = try DocumentQuery(collection: "items", sort: sort, limit: limit, offset: offset)
                 let ids = try await store.documents(matching: query).map(\.id)
-                try require(ids == expected, "sort \(sort) limit \(String(describing: limit)) offset \(offset): expected \(expected), got \(ids)")
+                try require(
+                    ids == expected,
+                    "sort \(sort) limit \(String(describing: limit)) offset \(offset): expected \(expected), got \(ids)"
+                )
                 let reference = query.apply(to: try queryDataset.map { try StoredDocument($0) }).map(\.id)
                 try require(reference == expected, "the reference evaluator disagrees: \(reference)")
             }
         },
-        DocumentStoreCheck("query-bad-input", "negative limits, invalid paths and collection names are errors before the store is asked") { _ in
-            try await expectError(.invalidQuery, "negative limit") { _ = try DocumentQuery(collection: "items", limit: -1) }
-            try await expectError(.invalidQuery, "negative offset") { _ = try DocumentQuery(collection: "items", offset: -2) }
+        DocumentStoreCheck(
+            "query-bad-input",
+            "negative limits, invalid paths and collection names are errors before the store is asked"
+        ) { _ in
+            try await expectError(.invalidQuery, "negative limit") {
+                _ = try DocumentQuery(collection: "items", limit: -1)
+            }
+            try await expectError(.invalidQuery, "negative offset") {
+                _ = try DocumentQuery(collection: "items", offset: -2)
+            }
             try await expectError(.invalidQuery, "empty path part") { _ = try DocumentPath("a..b") }
             try await expectError(.invalidQuery, "quote in a path") { _ = try DocumentPath("a\"b") }
-            try await expectError(.invalidCollectionName, "query collection") { _ = try DocumentQuery(collection: "x; --") }
+            try await expectError(.invalidCollectionName, "query collection") {
+                _ = try DocumentQuery(collection: "x; --")
+            }
         },
     ]
 }

@@ -86,6 +86,7 @@ final class FeedRecorder: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         let current = sets.withLock { $0 }
-        throw DocumentStoreConformanceFailure(description: "expected \(count) change sets, got \(current.count): \(current)")
+        throw DocumentStoreConformanceFailure(
+            description: "expected \(count) change sets, got \(current.count): \(current)")
     }
 }

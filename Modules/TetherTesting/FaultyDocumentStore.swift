@@ -1,5 +1,5 @@
-import TetherConcurrency
 public import PersistenceKit
+import TetherConcurrency
 
 /// A document store that fails writes at random, for fault-injection tests. A failed write throws a
 /// `PersistenceError` of kind `ioError`: most fail before anything is written; some (`afterCommit`) fail after the
@@ -47,7 +47,8 @@ public final class FaultyDocumentStore: DocumentStore {
     public var changes: ChangeFeed { base.changes }
 
     /// Runs `body` in a write transaction of `base`, unless this write is drawn to fail.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
+    {
         let (fails, afterCommit) = state.withLock { state -> (Bool, Bool) in
             let fails = state.random.next() < state.faults.failure
             let afterCommit = fails && state.random.next() < state.faults.afterCommit

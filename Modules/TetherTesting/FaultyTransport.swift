@@ -25,7 +25,10 @@ public final class FaultyTransport: Transport {
         public var maxDelay: Duration
 
         /// Makes a mix of faults.
-        public init(drop: Double = 0, reset: Double = 0, delay: Double = 0, corrupt: Double = 0, maxDelay: Duration = .milliseconds(20)) {
+        public init(
+            drop: Double = 0, reset: Double = 0, delay: Double = 0, corrupt: Double = 0,
+            maxDelay: Duration = .milliseconds(20)
+        ) {
             self.drop = drop
             self.reset = reset
             self.delay = delay
@@ -91,7 +94,8 @@ public final class FaultyTransport: Transport {
         var response = try await base.send(request)
         if reset {
             state.withLock { $0.counts.reset += 1 }
-            throw TransportError(.connectionFailed, request: request, message: "fault injected: connection reset by peer")
+            throw TransportError(
+                .connectionFailed, request: request, message: "fault injected: connection reset by peer")
         }
         if corrupt, !response.body.isEmpty {
             state.withLock { $0.counts.corrupted += 1 }

@@ -170,7 +170,9 @@ public final class InMemoryTransport: Transport {
                     return (reply, nil)
                 }
             }
-            let routed = state.routes[RouteKey(method: request.method, url: url)] ?? state.routes[RouteKey(method: nil, url: url)]
+            let routed =
+                state.routes[RouteKey(method: request.method, url: url)]
+                ?? state.routes[RouteKey(method: nil, url: url)]
             return (routed, routed == nil ? state.responder : nil)
         }
         defer { state.withLock { $0.inFlight -= 1 } }
@@ -183,7 +185,8 @@ public final class InMemoryTransport: Transport {
             if wait > .zero { try await timeSource.sleep(for: wait) }
             try Task.checkCancellation()
         } catch {
-            throw TransportError(.cancelled, request: request, message: "cancelled before the reply arrived", cause: error)
+            throw TransportError(
+                .cancelled, request: request, message: "cancelled before the reply arrived", cause: error)
         }
         if timesOut {
             throw TransportError(.timedOut, request: request, message: "no reply within \(request.timeout)")

@@ -1,5 +1,5 @@
-import TetherConcurrency
 import OwnershipKit
+import TetherConcurrency
 
 /// Finds retain cycles and leaked observers deterministically: track objects as a test makes them, then ask
 /// which are still alive once the test has let go of them.

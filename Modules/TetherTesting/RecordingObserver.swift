@@ -1,5 +1,5 @@
-import TetherConcurrency
 public import OwnershipKit
+import TetherConcurrency
 
 /// A class observer that records every notice it receives, thread-safely; a double for any table's observers.
 ///

@@ -44,7 +44,8 @@ public struct ConformanceEndpoints: Sendable {
         recorder.recordRequest(path)
         switch (segments.first, segments.count) {
         case ("echo", _):
-            return .respond(echo(method: method, path: path, query: query, headers: headers, body: body, isHead: isHead))
+            return .respond(
+                echo(method: method, path: path, query: query, headers: headers, body: body, isHead: isHead))
         case ("status", 2):
             guard let code = Int(segments[1]), (200...599).contains(code) else { return .respond(.badRequest(path)) }
             let bodiless = code == 204 || code == 304 || isHead
@@ -55,41 +56,67 @@ public struct ConformanceEndpoints: Sendable {
             if offered.contains(where: { String($0.filter { $0 != " " }) == tag }) {
                 return .respond(ConformanceReply(status: 304, headers: ["ETag": tag]))
             }
-            return .respond(ConformanceReply(status: 200, headers: ["ETag": tag, "Content-Type": "text/plain"], body: Data("version \(segments[1])".utf8)))
+            return .respond(
+                ConformanceReply(
+                    status: 200, headers: ["ETag": tag, "Content-Type": "text/plain"],
+                    body: Data("version \(segments[1])".utf8)))
         case ("bytes", 2):
             guard let count = Int(segments[1]), count >= 0 else { return .respond(.badRequest(path)) }
-            return .respond(ConformanceReply(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Self.pattern(count: count)))
+            return .respond(
+                ConformanceReply(
+                    status: 200, headers: ["Content-Type": "application/octet-stream"], body: Self.pattern(count: count)
+                ))
         case ("chunked", 3):
-            guard let count = Int(segments[1]), let size = Int(segments[2]), count > 0, size > 0 else { return .respond(.badRequest(path)) }
-            return .respond(ConformanceReply(status: 200, headers: ["Content-Type": "application/octet-stream"], body: Self.pattern(count: count * size), chunkSize: size))
+            guard let count = Int(segments[1]), let size = Int(segments[2]), count > 0, size > 0 else {
+                return .respond(.badRequest(path))
+            }
+            return .respond(
+                ConformanceReply(
+                    status: 200, headers: ["Content-Type": "application/octet-stream"],
+                    body: Self.pattern(count: count * size), chunkSize: size))
         case ("gzip", 2):
             guard let count = Int(segments[1]), count >= 0 else { return .respond(.badRequest(path)) }
             let headers: HTTPHeaders = ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip"]
             return .respond(ConformanceReply(status: 200, headers: headers, body: Self.gzipZeros(count: count)))
         case ("flaky", 4):
-            guard let failures = Int(segments[2]), let status = Int(segments[3]) else { return .respond(.badRequest(path)) }
+            guard let failures = Int(segments[2]), let status = Int(segments[3]) else {
+                return .respond(.badRequest(path))
+            }
             let attempt = recorder.recordAttempt(segments[1])
             guard attempt > failures else {
                 var headers: HTTPHeaders = ["Content-Type": "text/plain"]
                 if let retryAfter = query["retryAfter"] { headers["Retry-After"] = retryAfter }
-                return .respond(ConformanceReply(status: status, headers: headers, body: Data("failure \(attempt)".utf8)))
+                return .respond(
+                    ConformanceReply(status: status, headers: headers, body: Data("failure \(attempt)".utf8)))
             }
-            return .respond(ConformanceReply(status: 200, headers: ["Content-Type": "text/plain"], body: Data("attempt \(attempt)".utf8)))
+            return .respond(
+                ConformanceReply(
+                    status: 200, headers: ["Content-Type": "text/plain"], body: Data("attempt \(attempt)".utf8)))
         case ("sequence", 3):
             let statuses = segments[2].split(separator: ",").compactMap { Int($0) }
-            guard !statuses.isEmpty, statuses.allSatisfy({ (200...599).contains($0) }) else { return .respond(.badRequest(path)) }
+            guard !statuses.isEmpty, statuses.allSatisfy({ (200...599).contains($0) }) else {
+                return .respond(.badRequest(path))
+            }
             let attempt = recorder.recordAttempt(segments[1])
             let status = statuses[min(attempt, statuses.count) - 1]
-            return .respond(ConformanceReply(status: status, headers: ["Content-Type": "application/json", "ETag": "\"r\(attempt)\""], body: Data(#"{"response": \#(attempt), "status": \#(status)}"#.utf8)))
+            return .respond(
+                ConformanceReply(
+                    status: status, headers: ["Content-Type": "application/json", "ETag": "\"r\(attempt)\""],
+                    body: Data(#"{"response": \#(attempt), "status": \#(status)}"#.utf8)))
         case ("slow", 2):
             guard let milliseconds = Int(segments[1]), milliseconds >= 0 else { return .respond(.badRequest(path)) }
-            return .respond(ConformanceReply(status: 200, headers: ["Content-Type": "text/plain"], body: Data("slow".utf8), delay: .milliseconds(milliseconds)))
+            return .respond(
+                ConformanceReply(
+                    status: 200, headers: ["Content-Type": "text/plain"], body: Data("slow".utf8),
+                    delay: .milliseconds(milliseconds)))
         case ("redirect", 2):
             guard let remaining = Int(segments[1]), remaining >= 0 else { return .respond(.badRequest(path)) }
             if remaining == 0 { return .respond(ConformanceReply(status: 200, body: Data("arrived".utf8))) }
             return .respond(ConformanceReply(status: 302, headers: ["Location": "/redirect/\(remaining - 1)"]))
         case ("redirect-to", 1):
-            guard let target = query["url"]?.removingPercentEncoding, !target.isEmpty else { return .respond(.badRequest(path)) }
+            guard let target = query["url"]?.removingPercentEncoding, !target.isEmpty else {
+                return .respond(.badRequest(path))
+            }
             return .respond(ConformanceReply(status: 302, headers: ["Location": target]))
         case ("misbehave", 2):
             guard let misbehaviour = Misbehaviour(rawValue: segments[1]) else { return .respond(.badRequest(path)) }
@@ -125,7 +152,9 @@ public struct ConformanceEndpoints: Sendable {
 
     private static let cycle = Data((0..<251).map { UInt8($0) })
 
-    private func echo(method: String, path: String, query: [String: String], headers: HTTPHeaders, body: Data, isHead: Bool) -> ConformanceReply {
+    private func echo(
+        method: String, path: String, query: [String: String], headers: HTTPHeaders, body: Data, isHead: Bool
+    ) -> ConformanceReply {
         let report = EchoReport(
             method: method, path: path, query: query, headers: headers.fields.map { [$0.name, $0.value] },
             bodyLength: body.count, bodyChecksum: EchoReport.checksum(body))
@@ -204,7 +233,9 @@ public struct ConformanceReply: Sendable {
     public var delay: Duration
 
     /// Makes a reply.
-    public init(status: Int, headers: HTTPHeaders = [:], body: Data = Data(), chunkSize: Int? = nil, delay: Duration = .zero) {
+    public init(
+        status: Int, headers: HTTPHeaders = [:], body: Data = Data(), chunkSize: Int? = nil, delay: Duration = .zero
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

@@ -43,7 +43,9 @@ public struct LoopbackConformanceHost: ConformanceHost {
     public var observesConnections: Bool { true }
 
     /// Starts a server and a peer sharing one recorder, runs `body`, and stops both whatever `body` does.
-    public static func with<Result: Sendable>(_ body: (LoopbackConformanceHost) async throws -> Result) async throws -> Result {
+    public static func with<Result: Sendable>(_ body: (LoopbackConformanceHost) async throws -> Result) async throws
+        -> Result
+    {
         let endpoints = ConformanceEndpoints()
         let server = try await LoopbackHTTPServer.start(endpoints: endpoints)
         let peer: MisbehavingPeer

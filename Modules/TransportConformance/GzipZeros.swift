@@ -35,7 +35,9 @@ extension ConformanceEndpoints {
         member.append(contentsOf: bits.finished)
         let crc = count <= 64 << 20 ? crc32OfZeros(count) : 0
         for value in [crc, UInt32(truncatingIfNeeded: count)] {
-            for shift in stride(from: 0, to: 32, by: 8) { member.append(UInt8(truncatingIfNeeded: value >> UInt32(shift))) }
+            for shift in stride(from: 0, to: 32, by: 8) {
+                member.append(UInt8(truncatingIfNeeded: value >> UInt32(shift)))
+            }
         }
         return member
     }

@@ -39,7 +39,9 @@ public struct InMemoryConformanceHost: ConformanceHost {
 
     /// An in-memory transport that answers for this host, following redirects as `redirects` says and giving up
     /// on the unaccepting URL after `connectTimeout`.
-    public func makeTransport(redirects: RedirectPolicy = .default, connectTimeout: Duration = .seconds(10)) -> InMemoryTransport {
+    public func makeTransport(redirects: RedirectPolicy = .default, connectTimeout: Duration = .seconds(10))
+        -> InMemoryTransport
+    {
         let transport = InMemoryTransport(timeSource: SystemTimeSource(), redirects: redirects)
         let endpoints = endpoints
         let refused = refusedURL.host
@@ -53,9 +55,13 @@ public struct InMemoryConformanceHost: ConformanceHost {
             let url = request.url.absoluteString
             guard let base = [Self.baseURL, Self.otherOrigin].first(where: { url.hasPrefix($0) }) else { return nil }
             let target = String(url.dropFirst(base.count))
-            switch endpoints.plan(method: request.method.rawValue, target: target.isEmpty ? "/" : target, headers: request.headers, body: request.body ?? Data()) {
+            switch endpoints.plan(
+                method: request.method.rawValue, target: target.isEmpty ? "/" : target, headers: request.headers,
+                body: request.body ?? Data())
+            {
             case .respond(let reply):
-                return InMemoryTransport.Reply(status: reply.status, headers: reply.headers, body: reply.body, delay: reply.delay)
+                return InMemoryTransport.Reply(
+                    status: reply.status, headers: reply.headers, body: reply.body, delay: reply.delay)
             case .misbehave(.garbage):
                 return .failure(.malformedResponse)
             case .misbehave(.closeMidBody), .misbehave(.closeMidChunk):

@@ -80,7 +80,9 @@ public final class LoopbackHTTPServer: Sendable {
             method: request.method.rawValue, target: request.uri.description, headers: headers,
             body: Data(body.readableBytesView))
         guard case .respond(let reply) = plan else {
-            return Response(status: .notImplemented, body: ResponseBody(byteBuffer: ByteBuffer(string: "misbehaviour needs the misbehaving peer")))
+            return Response(
+                status: .notImplemented,
+                body: ResponseBody(byteBuffer: ByteBuffer(string: "misbehaviour needs the misbehaving peer")))
         }
         if reply.delay > .zero { try await Task.sleep(for: reply.delay) }
         var fields = HTTPFields()
@@ -89,18 +91,21 @@ public final class LoopbackHTTPServer: Sendable {
         }
         let status = HTTPResponse.Status(code: reply.status)
         guard let chunkSize = reply.chunkSize else {
-            return Response(status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
+            return Response(
+                status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(bytes: reply.body)))
         }
         let payload = reply.body
-        return Response(status: status, headers: fields, body: ResponseBody { writer in
-            var offset = 0
-            while offset < payload.count {
-                let end = min(offset + chunkSize, payload.count)
-                try await writer.write(ByteBuffer(bytes: payload[offset..<end]))
-                offset = end
-            }
-            try await writer.finish(nil)
-        })
+        return Response(
+            status: status, headers: fields,
+            body: ResponseBody { writer in
+                var offset = 0
+                while offset < payload.count {
+                    let end = min(offset + chunkSize, payload.count)
+                    try await writer.write(ByteBuffer(bytes: payload[offset..<end]))
+                    offset = end
+                }
+                try await writer.finish(nil)
+            })
     }
 }
 

@@ -31,7 +31,8 @@ public final class MisbehavingPeer: Sendable {
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(MisbehavingHandler(endpoints: endpoints, recorder: recorder))
+                    try channel.pipeline.syncOperations.addHandler(
+                        MisbehavingHandler(endpoints: endpoints, recorder: recorder))
                 }
             }
             .bind(host: "127.0.0.1", port: 0)
@@ -84,13 +85,20 @@ final class MisbehavingHandler: ChannelInboundHandler {
         let requestLine = head.prefix { $0 != "\r" }.split(separator: " ")
         let target = requestLine.count > 1 ? String(requestLine[1]) : "/"
         let method = requestLine.first.map(String.init) ?? "GET"
-        guard case .misbehave(let misbehaviour) = endpoints.plan(method: method, target: target, headers: [:], body: Data()) else {
-            write("HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", context: context, thenClose: true)
+        guard
+            case .misbehave(let misbehaviour) = endpoints.plan(
+                method: method, target: target, headers: [:], body: Data())
+        else {
+            write(
+                "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", context: context,
+                thenClose: true)
             return
         }
         switch misbehaviour {
         case .garbage:
-            write("SSH-2.0-not-http \u{01}\u{02}\u{03} this is not an HTTP response\r\n\r\n\u{00}\u{ff}", context: context, thenClose: true)
+            write(
+                "SSH-2.0-not-http \u{01}\u{02}\u{03} this is not an HTTP response\r\n\r\n\u{00}\u{ff}",
+                context: context, thenClose: true)
         case .closeMidBody:
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nContent-Length: 100000\r\n\r\n"
             write(head + String(repeating: "x", count: 1000), context: context, thenClose: true)
@@ -101,7 +109,9 @@ final class MisbehavingHandler: ChannelInboundHandler {
         case .noAnswer:
             break
         case .headThenSilence:
-            write("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n", context: context, thenClose: false)
+            write(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 100\r\n\r\n", context: context,
+                thenClose: false)
         }
     }
 

@@ -148,11 +148,18 @@ func expectFailure(
     switch outcome {
     case .success(let response):
         throw ConformanceFailure(
-            message: "\(request): expected a failure of kind \(kinds.map(\.rawValue).sorted()), got status \(response.status) with \(response.body.count) bytes")
+            message:
+                "\(request): expected a failure of kind \(kinds.map(\.rawValue).sorted()), got status \(response.status) with \(response.body.count) bytes"
+        )
     case .failure(let error as TransportError):
-        try require(kinds.contains(error.kind), "\(request): expected kind \(kinds.map(\.rawValue).sorted()), got \(error.kind) — \(error.message)")
-        try require(error.method == request.method && error.url == request.url, "\(request): the error names \(error.method) \(error.url) instead")
-        try require(elapsed <= bound, "\(request): failed with \(error.kind) only after \(elapsed), expected within \(bound)")
+        try require(
+            kinds.contains(error.kind),
+            "\(request): expected kind \(kinds.map(\.rawValue).sorted()), got \(error.kind) — \(error.message)")
+        try require(
+            error.method == request.method && error.url == request.url,
+            "\(request): the error names \(error.method) \(error.url) instead")
+        try require(
+            elapsed <= bound, "\(request): failed with \(error.kind) only after \(elapsed), expected within \(bound)")
         return error
     case .failure(let error):
         throw ConformanceFailure(message: "\(request): expected a TransportError, got \(type(of: error)): \(error)")

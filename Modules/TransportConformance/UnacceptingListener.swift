@@ -1,3 +1,5 @@
+public import TransportKit
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-public import TransportKit
 
 /// A loopback port whose accept queue is full: the listener never accepts, and filler connections occupy its
 /// queue, so the kernel drops every further connection attempt and a client's connect hangs — until its connect
@@ -25,7 +26,9 @@ public final class UnacceptingListener: Sendable {
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 0) == 0 && getsockname(listener, $0, &length) == 0
+            }
         }
         guard bound else {
             close(listener)
@@ -37,7 +40,9 @@ public final class UnacceptingListener: Sendable {
             guard filler >= 0 else { continue }
             _ = fcntl(filler, F_SETFL, fcntl(filler, F_GETFL) | O_NONBLOCK)
             _ = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
             fillers.append(filler)
         }

@@ -23,7 +23,8 @@ public enum RedirectPolicy: Sendable, Hashable {
         else { return nil }
         var next = request
         next.url = target
-        let becomesGET = response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == .post)
+        let becomesGET =
+            response.status == 303 || ((response.status == 301 || response.status == 302) && request.method == .post)
         if becomesGET && request.method != .head {
             next.method = .get
             next.body = nil

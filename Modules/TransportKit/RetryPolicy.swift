@@ -22,7 +22,8 @@ public struct RetryPolicy: Sendable, Hashable {
 
     /// The failures worth another attempt: the kinds whose ``TransportError/Kind-swift.enum/isTransient`` is true
     /// (refused, broken, timed out). DNS failures, TLS failures and malformed responses are not retried.
-    public static let transientErrors: Set<TransportError.Kind> = Set(TransportError.Kind.allCases.filter(\.isTransient))
+    public static let transientErrors: Set<TransportError.Kind> = Set(
+        TransportError.Kind.allCases.filter(\.isTransient))
 
     /// How many attempts in all, the first included (at least 1).
     public var maxAttempts: Int

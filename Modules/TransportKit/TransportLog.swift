@@ -58,7 +58,8 @@ public enum TransportLog {
     ) {
         logger.debug(
             "received",
-            metadata: metadata(for: response, to: request, duration: duration, includeHeaders: logger.logLevel <= .trace)
+            metadata: metadata(
+                for: response, to: request, duration: duration, includeHeaders: logger.logLevel <= .trace)
         )
     }
 

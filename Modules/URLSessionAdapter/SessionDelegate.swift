@@ -1,10 +1,10 @@
-
 import Foundation
+import TetherConcurrency
+import TransportKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TetherConcurrency
-import TransportKit
 
 /// The session's delegate: routes each task's callbacks to its ``URLSessionExchange``, applies the redirect policy
 /// and the size limit.

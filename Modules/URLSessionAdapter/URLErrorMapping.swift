@@ -1,8 +1,9 @@
 import Foundation
+import TransportKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TransportKit
 
 /// From what URLSession reports to ``TransportError/Kind-swift.enum``.
 enum URLErrorMapping {
@@ -33,7 +34,8 @@ enum URLErrorMapping {
         if let error = error as? TransportError { return error }
         guard let urlError = error as? URLError else {
             let nsError = error as NSError
-            return TransportError(.other, request: request, message: "\(nsError.domain) \(nsError.code): \(nsError.localizedDescription)")
+            return TransportError(
+                .other, request: request, message: "\(nsError.domain) \(nsError.code): \(nsError.localizedDescription)")
         }
         var kind = kind(of: urlError.code)
         let text = urlError.localizedDescription
@@ -44,6 +46,8 @@ enum URLErrorMapping {
         } else if kind == .invalidURL && text.contains("HTTP/0.9") {
             kind = .malformedResponse  // libcurl reads bytes that are not HTTP as HTTP/0.9 and refuses them
         }
-        return TransportError(kind, request: request, message: "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)", cause: urlError)
+        return TransportError(
+            kind, request: request, message: "URLError \(urlError.code.rawValue): \(urlError.localizedDescription)",
+            cause: urlError)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
+import TetherConcurrency
+import TransportKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import TetherConcurrency
-import TransportKit
 
 /// One request's life in the session: the continuation to resume exactly once, the body received so far, the
 /// deadline timer, and why it ended early (cancelled, timed out, too large, too many redirects).
@@ -104,7 +105,10 @@ final class URLSessionExchange: Sendable {
     func complete(_ taskError: (any Error)?) {
         let (continuation, head, body, earlyEnd, timer) = state.withLock { state in
             state.finished = true
-            defer { state.continuation = nil; state.body = Data() }
+            defer {
+                state.continuation = nil
+                state.body = Data()
+            }
             return (state.continuation, state.head, state.body, state.earlyEnd, state.timer)
         }
         timer?.cancel()
@@ -113,11 +117,14 @@ final class URLSessionExchange: Sendable {
         if let earlyEnd {
             continuation.resume(throwing: error(for: earlyEnd, cause: taskError))
         } else if let taskError {
-            continuation.resume(throwing: URLErrorMapping.transportError(taskError, request: request, afterHead: head != nil))
+            continuation.resume(
+                throwing: URLErrorMapping.transportError(taskError, request: request, afterHead: head != nil))
         } else if let head {
             continuation.resume(returning: TransportResponse(status: head.status, headers: head.headers, body: body))
         } else {
-            continuation.resume(throwing: TransportError(.malformedResponse, request: request, message: "the session completed without an HTTP response"))
+            continuation.resume(
+                throwing: TransportError(
+                    .malformedResponse, request: request, message: "the session completed without an HTTP response"))
         }
     }
 
@@ -126,11 +133,15 @@ final class URLSessionExchange: Sendable {
         case .cancelled:
             return TransportError(.cancelled, request: request, message: "the calling task was cancelled", cause: cause)
         case .timedOut:
-            return TransportError(.timedOut, request: request, message: "no complete response within \(request.timeout)", cause: cause)
+            return TransportError(
+                .timedOut, request: request, message: "no complete response within \(request.timeout)", cause: cause)
         case .tooLarge(let limit):
-            return TransportError(.responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes", cause: cause)
+            return TransportError(
+                .responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes",
+                cause: cause)
         case .tooManyRedirects(let limit):
-            return TransportError(.tooManyRedirects, request: request, message: "more than \(limit) redirects", cause: cause)
+            return TransportError(
+                .tooManyRedirects, request: request, message: "more than \(limit) redirects", cause: cause)
         case .refused(let error):
             return error
         }

@@ -1,9 +1,10 @@
 import Foundation
+public import Logging
+public import TransportKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-public import Logging
-public import TransportKit
 
 /// A `Transport` on Foundation's `URLSession` (`FoundationNetworking` on Linux): no dependency beyond the
 /// toolchain, TLS through the platform's own stack.
@@ -82,7 +83,8 @@ public final class URLSessionTransport: Transport {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             request.url.host?.isEmpty == false
         else {
-            throw TransportError(.invalidURL, request: request, message: "only http and https URLs with a host can be sent")
+            throw TransportError(
+                .invalidURL, request: request, message: "only http and https URLs with a host can be sent")
         }
         let logger = configuration.logger
         TransportLog.logSending(request, to: logger)

@@ -32,7 +32,8 @@ final class Console: Sendable {
             let filled = Int(fraction * Double(width))
             let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
             state.withLock { $0.drawing = true }
-            FileHandle.standardOutput.write(Data(String(format: "\r   %@ %@ %3d%%", label, bar, Int(fraction * 100)).utf8))
+            FileHandle.standardOutput.write(
+                Data(String(format: "\r   %@ %@ %3d%%", label, bar, Int(fraction * 100)).utf8))
         } else {
             let quarter = Int(fraction * 4)
             let isNew = state.withLock { state -> Bool in

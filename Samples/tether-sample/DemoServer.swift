@@ -85,10 +85,13 @@ final class DemoServer: Sendable {
             try await Task.sleep(for: settings.slowDelay)
         }
         guard request.method == .get, let body = body(for: path) else {
-            return Response(status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no such resource: \(path)")))
+            return Response(
+                status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no such resource: \(path)")))
         }
         let tag = Inventory.etag(for: body)
-        if let offered = request.headers[.ifNoneMatch], offered.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag }) {
+        if let offered = request.headers[.ifNoneMatch],
+            offered.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == tag })
+        {
             counters.withLock {
                 $0.notModified += 1
                 $0.servedByPath[path, default: 0] += 1

@@ -9,7 +9,9 @@ struct InventoryItem: Codable, Sendable, Equatable {
     var price: Double
 
     enum CodingKeys: String, CodingKey {
-        case id, storeID = "store_id", name, quantity, price
+        case id
+        case storeID = "store_id"
+        case name, quantity, price
     }
 }
 

@@ -27,10 +27,12 @@ struct LineChart {
     static let left = 78.0, right = 16.0, top = 16.0, bottom = 52.0
 
     func svg() -> String {
-        let allX = series.flatMap { $0.points.map(\.0) }, allY = series.flatMap { $0.points.map(\.1) }
+        let allX = series.flatMap { $0.points.map(\.0) }
+        let allY = series.flatMap { $0.points.map(\.1) }
         let xAxis = Self.roundTicks(upTo: allX.max() ?? 1)
         let yAxis = Self.roundTicks(upTo: allY.max() ?? 1)
-        let plotWidth = Self.width - Self.left - Self.right, plotHeight = Self.height - Self.top - Self.bottom
+        let plotWidth = Self.width - Self.left - Self.right
+        let plotHeight = Self.height - Self.top - Self.bottom
         func x(_ value: Double) -> Double { Self.left + value / xAxis.top * plotWidth }
         func y(_ value: Double) -> Double { Self.top + plotHeight - max(value, 0) / yAxis.top * plotHeight }
 

@@ -23,7 +23,9 @@ final class MemorySampler: Sendable {
     /// Starts sampling every `interval`.
     init(interval: Duration, tally: ResultTally? = nil) {
         let start = ContinuousClock.now
-        let samples = samples, running = running, finished = finished
+        let samples = samples
+        let running = running
+        let finished = finished
         let pause = max(interval.timeInterval, 0.001)
         Thread.detachNewThread {
             while running.withLock({ $0 }) {

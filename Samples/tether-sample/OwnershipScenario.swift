@@ -97,7 +97,8 @@ struct OwnershipScenario {
         let flavours = ["self-owned", "owner-held", "closure"]
         var screens: [Screen] = []
         var loads: [Request] = []
-        let servedBefore = Dictionary(uniqueKeysWithValues: Inventory.stores.map { ($0, server?.served(to: "/stores/\($0)/items") ?? 0) })
+        let servedBefore = Dictionary(
+            uniqueKeysWithValues: Inventory.stores.map { ($0, server?.served(to: "/stores/\($0)/items") ?? 0) })
         for index in 0..<settings.screens {
             let store = Inventory.stores[index % Inventory.stores.count]
             let list = service.resource("/stores/\(store)/items")
@@ -109,15 +110,21 @@ struct OwnershipScenario {
                 switch flavour {
                 case "self-owned": resource.addObserver(screen, delivery: pipeline.resourceDelivery.resourcePolicy)
                 case "owner-held":
-                    resource.addObserver(ItemsObserver(released: released, activity: activity), owner: screen, delivery: pipeline.resourceDelivery.resourcePolicy)
+                    resource.addObserver(
+                        ItemsObserver(released: released, activity: activity), owner: screen,
+                        delivery: pipeline.resourceDelivery.resourcePolicy)
                 default:
-                    resource.addObserver(owner: screen, delivery: pipeline.resourceDelivery.resourcePolicy) { _, _ in activity.heard() }
+                    resource.addObserver(owner: screen, delivery: pipeline.resourceDelivery.resourcePolicy) { _, _ in
+                        activity.heard()
+                    }
                 }
                 if let load = resource.loadIfNeeded() { loads.append(load) }
             }
             for detail in 0..<settings.detailsPerScreen {
                 let item = (index + detail + 1) % Inventory.products.count
-                if let load = service.resource("/stores/\(store)/items/\(store)-\(item)").loadIfNeeded() { loads.append(load) }
+                if let load = service.resource("/stores/\(store)/items/\(store)-\(item)").loadIfNeeded() {
+                    loads.append(load)
+                }
             }
             screens.append(screen)
             console.progress("opening screens", done: index + 1, total: settings.screens)
@@ -135,13 +142,15 @@ struct OwnershipScenario {
             }
         }
         console.line(
-            "\(screens.count) screens open (" + flavours.map { "\(result.flavours[$0] ?? 0) \($0)" }.joined(separator: ", ")
+            "\(screens.count) screens open ("
+                + flavours.map { "\(result.flavours[$0] ?? 0) \($0)" }.joined(separator: ", ")
                 + "): \(result.aliveAfterOpening) resources alive, \(result.observedAfterOpening) observed")
         let sharing = settings.screens / Inventory.stores.count
         if server != nil {
             console.check(
                 result.listLoadsServed.values.allSatisfy { $0 <= 1 },
-                "each store's list was fetched at most once (not at all when the cache held it fresh), though \(sharing)+ screens asked for it at the same time")
+                "each store's list was fetched at most once (not at all when the cache held it fresh), though \(sharing)+ screens asked for it at the same time"
+            )
         }
 
         // Close every other screen: dropping the owner is all it takes.
@@ -167,7 +176,8 @@ struct OwnershipScenario {
         result.observedAfterClosing = screens.flatMap(\.resources).filter(\.hasObservers).count
         result.observersReleased = released.withLock { $0 }
         console.line(
-            "memory pressure: \(result.evicted) unused resources let go; \(result.aliveAfterPressure) alive, all observed by open screens")
+            "memory pressure: \(result.evicted) unused resources let go; \(result.aliveAfterPressure) alive, all observed by open screens"
+        )
         console.check(
             result.aliveAfterPressure == keptResources.count,
             "after pressure exactly the \(keptResources.count) resources the open screens observe are alive")
@@ -176,7 +186,8 @@ struct OwnershipScenario {
             "the closed screens' \(ownerHeldClosing) owner-held observers were deallocated, swept with their owners")
         console.check(
             result.evicted == result.aliveAfterOpening - keptResources.count,
-            "every resource only the closed screens observed (\(closedResources.subtracting(keptResources).count)), and every unobserved detail, was let go")
+            "every resource only the closed screens observed (\(closedResources.subtracting(keptResources).count)), and every unobserved detail, was let go"
+        )
         withExtendedLifetime(screens) {}
         return result
     }

@@ -57,21 +57,26 @@ struct PersistenceScenario {
             result.cacheHit = true
             result.cacheMilliseconds = hit.1.milliseconds
         }
-        result.networkAnswer = seen.contains { $0.0 == "notModified" } ? "304 Not Modified" : (outcome.entity != nil ? "200 OK" : "failed")
+        result.networkAnswer =
+            seen.contains { $0.0 == "notModified" } ? "304 Not Modified" : (outcome.entity != nil ? "200 OK" : "failed")
         await pipeline.persistentCache?.flush()
         withExtendedLifetime(screen) {}
 
         console.line("persistence: \(result.persistence)")
         if result.cacheHit, let cached = result.cacheMilliseconds {
-            console.line(String(
-                format: "cached list shown after %.1f ms, before the network answered (%.1f ms): %@",
-                cached, result.networkMilliseconds, result.networkAnswer))
+            console.line(
+                String(
+                    format: "cached list shown after %.1f ms, before the network answered (%.1f ms): %@",
+                    cached, result.networkMilliseconds, result.networkAnswer))
             console.check(
-                result.events.firstIndex(of: "newData(cache)") ?? .max < result.events.firstIndex(of: "requested") ?? .max,
+                result.events.firstIndex(of: "newData(cache)") ?? .max < result.events.firstIndex(of: "requested")
+                    ?? .max,
                 "the cached data arrived before the request went out")
-            console.check(result.networkAnswer == "304 Not Modified", "the refresh revalidated the cached data: 304 Not Modified")
+            console.check(
+                result.networkAnswer == "304 Not Modified", "the refresh revalidated the cached data: 304 Not Modified")
         } else {
-            console.line("no cached list yet (a first run): fetched from the network (\(result.networkAnswer)) and stored")
+            console.line(
+                "no cached list yet (a first run): fetched from the network (\(result.networkAnswer)) and stored")
             console.line("run the sample again to see the cached data at once, then a 304 revalidation")
             console.check(outcome.entity != nil, "the list was fetched")
         }

@@ -58,30 +58,43 @@ struct Report {
 
     private static let policyColor = "#1565c0", naiveColor = "#c62828", storeColor = "#888888"
 
-    private static func seconds(_ samples: [MemorySampler.Sample], _ value: (MemorySampler.Sample) -> Double) -> [(Double, Double)] {
+    private static func seconds(_ samples: [MemorySampler.Sample], _ value: (MemorySampler.Sample) -> Double) -> [(
+        Double, Double
+    )] {
         samples.map { ($0.milliseconds / 1000, value($0)) }
     }
 
     /// One policy against the naive pattern: megabytes of the consumer's results alive.
     private func resultsChart(_ run: BackPressureScenario.Run) -> String {
         let naive = backPressure.naive
-        var series = naive.map {
-            [LineChart.Series(name: "naive", color: Self.naiveColor, points: Self.seconds($0.samples) { $0.resultMegabytes })]
-        } ?? []
-        series.append(.init(
-            name: run.policy, color: Self.policyColor, points: Self.seconds(run.samples) { $0.resultMegabytes }, emphasised: true))
+        var series =
+            naive.map {
+                [
+                    LineChart.Series(
+                        name: "naive", color: Self.naiveColor, points: Self.seconds($0.samples) { $0.resultMegabytes })
+                ]
+            } ?? []
+        series.append(
+            .init(
+                name: run.policy, color: Self.policyColor, points: Self.seconds(run.samples) { $0.resultMegabytes },
+                emphasised: true))
         let chart = LineChart(
             identifier: "results-\(run.policy)", label: "Results alive over time: \(run.policy) against naive",
             xTitle: "seconds since the writer started", yTitle: "results alive (MB)", series: series,
             yTick: { "\(LineChart.format($0)) MB" }, xTick: { "\(LineChart.format($0)) s" })
         let held = backPressure.contrastHeld
-        let sentence = naive.map { naive in
-            String(
-                format: "Under %@ the consumer never held more than %d result%@ (%.2f MB) — a flat line — while the naive pattern piled up to %d (%.1f MB) and took %.1f s after the last write to reach the final state, against %.0f ms. ",
-                run.policy, run.mostResults, run.mostResults == 1 ? "" : "s", run.mostResultMegabytes, naive.mostResults, naive.mostResultMegabytes,
-                naive.finalStateMilliseconds / 1000, run.finalStateMilliseconds)
-                + (held ? "Held: the contrast is at least \(BackPressureScenario.contrastFactor) times, in count and bytes." : "NOT held: the naive pattern did not pile up by a clear factor.")
-        } ?? "No naive run to compare with."
+        let sentence =
+            naive.map { naive in
+                String(
+                    format:
+                        "Under %@ the consumer never held more than %d result%@ (%.2f MB) — a flat line — while the naive pattern piled up to %d (%.1f MB) and took %.1f s after the last write to reach the final state, against %.0f ms. ",
+                    run.policy, run.mostResults, run.mostResults == 1 ? "" : "s", run.mostResultMegabytes,
+                    naive.mostResults, naive.mostResultMegabytes,
+                    naive.finalStateMilliseconds / 1000, run.finalStateMilliseconds)
+                    + (held
+                        ? "Held: the contrast is at least \(BackPressureScenario.contrastFactor) times, in count and bytes."
+                        : "NOT held: the naive pattern did not pile up by a clear factor.")
+            } ?? "No naive run to compare with."
         return """
             <figure>
             \(chart.svg())
@@ -93,22 +106,30 @@ struct Report {
     /// Resident memory above each run's start, with the writer alone for the store's own growth.
     private func residentChart() -> String {
         let alone = backPressure.writerAlone
-        var series = [LineChart.Series(
-            name: "writer alone", color: Self.storeColor,
-            points: Self.seconds(alone.samples) { $0.megabytes - alone.baselineMegabytes })]
-        let colors = ["next-signal": "#1565c0", "deliver-on-queue": "#2e7d32", "immediate": "#6a1b9a", "naive": Self.naiveColor]
+        var series = [
+            LineChart.Series(
+                name: "writer alone", color: Self.storeColor,
+                points: Self.seconds(alone.samples) { $0.megabytes - alone.baselineMegabytes })
+        ]
+        let colors = [
+            "next-signal": "#1565c0", "deliver-on-queue": "#2e7d32", "immediate": "#6a1b9a", "naive": Self.naiveColor,
+        ]
         for run in backPressure.runs {
-            series.append(.init(
-                name: run.policy, color: colors[run.policy] ?? "#000",
-                points: Self.seconds(run.samples) { $0.megabytes - run.baselineMegabytes }, emphasised: run.policy != "naive"))
+            series.append(
+                .init(
+                    name: run.policy, color: colors[run.policy] ?? "#000",
+                    points: Self.seconds(run.samples) { $0.megabytes - run.baselineMegabytes },
+                    emphasised: run.policy != "naive"))
         }
         let chart = LineChart(
             identifier: "resident", label: "Resident memory over time, every run",
-            xTitle: "seconds since the writer started", yTitle: "resident memory above the run's start (MB)", series: series,
+            xTitle: "seconds since the writer started", yTitle: "resident memory above the run's start (MB)",
+            series: series,
             yTick: { "+\(LineChart.format($0)) MB" }, xTick: { "\(LineChart.format($0)) s" })
         let policiesPeak = backPressure.policies.map(\.peakDeltaMegabytes).max() ?? 0
         let sentence = String(
-            format: "Resident memory mixes in the store's page cache and WAL and what the allocator keeps: the writer alone, with no observer, grew it by %.1f MB; the policies by at most %.1f MB; the naive pattern by %.1f MB. The allocator keeps freed memory for reuse, so the naive line stays up after its results are gone; the chart above counts the results themselves.",
+            format:
+                "Resident memory mixes in the store's page cache and WAL and what the allocator keeps: the writer alone, with no observer, grew it by %.1f MB; the policies by at most %.1f MB; the naive pattern by %.1f MB. The allocator keeps freed memory for reuse, so the naive line stays up after its results are gone; the chart above counts the results themselves.",
             alone.peakDeltaMegabytes, policiesPeak, backPressure.naive?.peakDeltaMegabytes ?? 0)
         return """
             <figure>
@@ -121,14 +142,16 @@ struct Report {
     private func backPressureTable() -> String {
         var rows = ""
         for run in backPressure.runs {
-            rows += "<tr><td>\(escape(run.policy))</td><td>\(run.writes)</td><td>\(String(format: "%.0f", run.writerMilliseconds))</td>"
+            rows +=
+                "<tr><td>\(escape(run.policy))</td><td>\(run.writes)</td><td>\(String(format: "%.0f", run.writerMilliseconds))</td>"
                 + "<td>\(run.offered)</td><td>\(run.deliveries)</td><td>\(run.coalesced)</td><td>\(run.mostResults)</td>"
                 + "<td>\(String(format: "%.2f", run.mostResultMegabytes))</td><td>\(String(format: "%.1f", run.peakDeltaMegabytes))</td>"
                 + "<td>\(String(format: "%.0f", run.finalStateMilliseconds))</td>"
                 + "<td class=\"\(run.finalStateCorrect ? "ok" : "bad")\">\(run.finalStateCorrect ? "yes" : "no")</td></tr>\n"
         }
         let alone = backPressure.writerAlone
-        rows += "<tr><td>writer alone</td><td>\(alone.writes)</td><td>\(String(format: "%.0f", alone.writerMilliseconds))</td>"
+        rows +=
+            "<tr><td>writer alone</td><td>\(alone.writes)</td><td>\(String(format: "%.0f", alone.writerMilliseconds))</td>"
             + "<td>–</td><td>–</td><td>–</td><td>–</td><td>–</td><td>\(String(format: "%.1f", alone.peakDeltaMegabytes))</td><td>–</td><td>–</td></tr>\n"
         return """
             <table>
@@ -138,8 +161,10 @@ struct Report {
     }
 
     private func ownershipTable() -> String {
-        let flavours = ownership.flavours.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        let served = ownership.listLoadsServed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        let flavours = ownership.flavours.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(
+            separator: ", ")
+        let served = ownership.listLoadsServed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(
+            separator: ", ")
         return """
             <table>
             <tr><th>Measure</th><th>Value</th></tr>

@@ -1,6 +1,6 @@
+import LiveQueryKit
 import TetherConcurrency
 import TetherJSON
-import LiveQueryKit
 
 /// Counts the consumer's results alive — view models, made from a live query's documents and freed by their
 /// `deinit` — and their bytes: what piles up when deliveries outrun the consumer, measured apart from the store's
@@ -25,7 +25,8 @@ final class ResultTally: Sendable {
     /// Starts a run: the high-water marks restart from what is alive now.
     func reset() {
         counts.withLock {
-            $0.mostAlive = $0.alive; $0.mostBytes = $0.bytes
+            $0.mostAlive = $0.alive
+            $0.mostBytes = $0.bytes
         }
     }
 

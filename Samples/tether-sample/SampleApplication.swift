@@ -27,10 +27,12 @@ struct SampleApplication: ServiceLifecycle.Service {
             } onGracefulShutdown: {
                 interrupted.withLock { $0 = true }
             }
-        } catch where error is CancellationError || interrupted.withLock({ $0 }) {
+        } catch  where error is CancellationError || interrupted.withLock({ $0 }) {
             // Whatever the scenarios were doing when they were cancelled (a write, a request) ends here.
             interrupted.withLock { $0 = true }
-            console.always("\ninterrupted: stopping the scenarios, then the monitor, the HTTP client and the database, in that order")
+            console.always(
+                "\ninterrupted: stopping the scenarios, then the monitor, the HTTP client and the database, in that order"
+            )
         }
     }
 
@@ -39,14 +41,18 @@ struct SampleApplication: ServiceLifecycle.Service {
         let start = clock.now
         let service = try pipeline.service(named: settings.service)
         if let soak {
-            console.section("Soak: \(Int(soak.milliseconds / 1000)) s of ownership churn, memory pressure, server faults and back pressure")
+            console.section(
+                "Soak: \(Int(soak.milliseconds / 1000)) s of ownership churn, memory pressure, server faults and back pressure"
+            )
             let result = try await SoakScenario(
-                pipeline: pipeline, service: service, settings: settings, server: server, console: console, duration: soak
+                pipeline: pipeline, service: service, settings: settings, server: server, console: console,
+                duration: soak
             ).run()
-            console.always(String(
-                format: "Soak: %d rounds in %.0f s · slope %+.3f MB/min after %.0f s · %@",
-                result.rounds, result.seconds, result.slopeMegabytesPerMinute, result.warmUpSeconds,
-                console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED"))
+            console.always(
+                String(
+                    format: "Soak: %d rounds in %.0f s · slope %+.3f MB/min after %.0f s · %@",
+                    result.rounds, result.seconds, result.slopeMegabytesPerMinute, result.warmUpSeconds,
+                    console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED"))
             return
         }
         let baseURL = service.baseURL?.absoluteString ?? "(none)"
@@ -60,7 +66,8 @@ struct SampleApplication: ServiceLifecycle.Service {
         ).run()
 
         console.section("4. Back pressure: a fast writer, a slow consumer")
-        let backPressure = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console).run()
+        let backPressure = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console)
+            .run()
 
         let report = Report(
             configurationFile: configurationFile, baseURL: baseURL, persistence: persistence, ownership: ownership,
@@ -70,11 +77,13 @@ struct SampleApplication: ServiceLifecycle.Service {
         } catch {
             console.check(false, "the report was written to \(reportPath) (\(error))")
         }
-        Summary(persistence: persistence, ownership: ownership, backPressure: backPressure, server: server).print(to: console)
-        console.always(String(
-            format: "Report: %@ · %@ · %.1f s", reportPath,
-            console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED",
-            (clock.now - start).milliseconds / 1000))
+        Summary(persistence: persistence, ownership: ownership, backPressure: backPressure, server: server).print(
+            to: console)
+        console.always(
+            String(
+                format: "Report: %@ · %@ · %.1f s", reportPath,
+                console.failures.isEmpty ? "every check passed" : "\(console.failures.count) check(s) FAILED",
+                (clock.now - start).milliseconds / 1000))
     }
 }
 
@@ -87,7 +96,10 @@ struct Summary {
 
     func print(to console: Console) {
         var rows: [[String]] = [
-            ["Delivery", "Offered", "Processed", "Coalesced", "Most alive", "Alive MB", "Resident +MB", "Final state after", "Right"]
+            [
+                "Delivery", "Offered", "Processed", "Coalesced", "Most alive", "Alive MB", "Resident +MB",
+                "Final state after", "Right",
+            ]
         ]
         for run in backPressure.runs {
             rows.append([
@@ -101,14 +113,20 @@ struct Summary {
         console.always("\nSummary")
         console.always(Self.table(rows))
         console.always(
-            "Ownership: \(ownership.screens) screens, \(ownership.closedScreens) closed; \(ownership.evicted) resources let go under pressure, \(ownership.aliveAfterPressure) kept (all observed)")
+            "Ownership: \(ownership.screens) screens, \(ownership.closedScreens) closed; \(ownership.evicted) resources let go under pressure, \(ownership.aliveAfterPressure) kept (all observed)"
+        )
         console.always(
-            "Persistence: " + (persistence.cacheHit
-                ? String(format: "cached list after %.1f ms, then %@", persistence.cacheMilliseconds ?? 0, persistence.networkAnswer)
-                : "first run, list fetched (\(persistence.networkAnswer)) and cached; run again to see it restored"))
+            "Persistence: "
+                + (persistence.cacheHit
+                    ? String(
+                        format: "cached list after %.1f ms, then %@", persistence.cacheMilliseconds ?? 0,
+                        persistence.networkAnswer)
+                    : "first run, list fetched (\(persistence.networkAnswer)) and cached; run again to see it restored")
+        )
         if let statistics = server?.statistics {
             console.always(
-                "Demo server: \(statistics.requests) requests, \(statistics.notModified) answered 304, \(statistics.failed) answered 503 (retried), \(statistics.slow) slow")
+                "Demo server: \(statistics.requests) requests, \(statistics.notModified) answered 304, \(statistics.failed) answered 503 (retried), \(statistics.slow) slow"
+            )
         }
     }
 
@@ -116,7 +134,8 @@ struct Summary {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         func line(_ row: [String]) -> String {
             row.enumerated().map { index, cell in
-                index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == 0
+                    ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")
         }

@@ -28,9 +28,16 @@ struct SampleSettings: Decodable, Sendable {
     var server = ServerSettings()
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case service, liveQuery = "live_query", screens, detailsPerScreen = "details_per_screen", documents
-        case documentSize = "document_size", arrivals, consumerSlowdown = "consumer_slowdown"
-        case sampleInterval = "sample_interval", server
+        case service
+        case liveQuery = "live_query"
+        case screens
+        case detailsPerScreen = "details_per_screen"
+        case documents
+        case documentSize = "document_size"
+        case arrivals
+        case consumerSlowdown = "consumer_slowdown"
+        case sampleInterval = "sample_interval"
+        case server
     }
 
     init() {}
@@ -39,8 +46,10 @@ struct SampleSettings: Decodable, Sendable {
         let settings = try decoder.settings(CodingKeys.self)
         service = try settings.decode(.service, default: service)
         liveQuery = try settings.decode(.liveQuery, default: liveQuery)
-        screens = try settings.decode(.screens, default: screens, where: { $0 >= 2 }, "must be at least 2 (half of them close)")
-        detailsPerScreen = try settings.decode(.detailsPerScreen, default: detailsPerScreen, where: { $0 >= 0 }, "must be zero or more")
+        screens = try settings.decode(
+            .screens, default: screens, where: { $0 >= 2 }, "must be at least 2 (half of them close)")
+        detailsPerScreen = try settings.decode(
+            .detailsPerScreen, default: detailsPerScreen, where: { $0 >= 0 }, "must be zero or more")
         documents = try settings.decode(.documents, default: documents, where: { $0 >= 3 }, "must be at least 3")
         if let size = try settings.decode(.documentSize, as: ByteCountSetting.self)?.bytes {
             if (0...1_048_576).contains(size) {
@@ -51,7 +60,8 @@ struct SampleSettings: Decodable, Sendable {
         }
         arrivals = try settings.decode(.arrivals, default: arrivals, where: { $0 >= 10 }, "must be at least 10")
         consumerSlowdown = try settings.decode(
-            .consumerSlowdown, default: consumerSlowdown, where: { $0 > 0 && $0 <= 100 }, "must be more than 0 and at most 100")
+            .consumerSlowdown, default: consumerSlowdown, where: { $0 > 0 && $0 <= 100 },
+            "must be more than 0 and at most 100")
         sampleInterval = try settings.duration(.sampleInterval, default: sampleInterval)
         server = try settings.decode(.server, default: server)
     }
@@ -67,15 +77,19 @@ struct ServerSettings: Decodable, Sendable {
     var failEvery = 11
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case slowEvery = "slow_every", slowDelay = "slow_delay", failEvery = "fail_every"
+        case slowEvery = "slow_every"
+        case slowDelay = "slow_delay"
+        case failEvery = "fail_every"
     }
 
     init() {}
 
     init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
-        slowEvery = try settings.decode(.slowEvery, default: slowEvery, where: { $0 >= 0 }, "must be zero (never) or more")
+        slowEvery = try settings.decode(
+            .slowEvery, default: slowEvery, where: { $0 >= 0 }, "must be zero (never) or more")
         slowDelay = try settings.duration(.slowDelay, default: slowDelay, allowsZero: true)
-        failEvery = try settings.decode(.failEvery, default: failEvery, where: { $0 >= 0 }, "must be zero (never) or more")
+        failEvery = try settings.decode(
+            .failEvery, default: failEvery, where: { $0 >= 0 }, "must be zero (never) or more")
     }
 }

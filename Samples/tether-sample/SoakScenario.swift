@@ -40,7 +40,9 @@ struct SoakScenario {
         let start = clock.now
         while clock.now - start < duration {
             try Task.checkCancellation()
-            _ = await OwnershipScenario(pipeline: pipeline, service: service, settings: settings, server: server, console: quiet).run()
+            _ = await OwnershipScenario(
+                pipeline: pipeline, service: service, settings: settings, server: server, console: quiet
+            ).run()
             let runs = try await BackPressureScenario(pipeline: pipeline, settings: small, console: quiet).run()
             result.rounds += 1
             if runs.runs.allSatisfy(\.finalStateCorrect) { result.roundsOnFinalState += 1 }
@@ -73,17 +75,28 @@ struct SoakScenario {
         result.firstMegabytes = steady.first?.megabytes ?? 0
         result.lastMegabytes = steady.last?.megabytes ?? 0
 
-        console.line(String(
-            format: "%d rounds in %.0f s; resident memory after %.0f s of warm-up: %.1f → %.1f MB, slope %+.3f MB/min",
-            result.rounds, result.seconds, result.warmUpSeconds, result.firstMegabytes, result.lastMegabytes,
-            result.slopeMegabytesPerMinute))
+        console.line(
+            String(
+                format:
+                    "%d rounds in %.0f s; resident memory after %.0f s of warm-up: %.1f → %.1f MB, slope %+.3f MB/min",
+                result.rounds, result.seconds, result.warmUpSeconds, result.firstMegabytes, result.lastMegabytes,
+                result.slopeMegabytesPerMinute))
         let roundFailures = Dictionary(grouping: quiet.failures, by: { $0 }).mapValues(\.count)
         for (promise, count) in roundFailures.sorted(by: { $0.key < $1.key }) {
             console.check(false, "in \(count) of \(result.rounds) rounds: \(promise)")
         }
-        console.check(result.roundsOnFinalState == result.rounds, "every round's observers ended on the final state (\(result.roundsOnFinalState)/\(result.rounds))")
-        console.check(result.leftAlive.values.allSatisfy { $0 == 0 }, "nothing left alive at the end: \(result.leftAlive.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")
-        console.check(result.slopeMegabytesPerMinute < 1.0, String(format: "no upward trend after warm-up (%+.3f MB/min, under +1 MB/min)", result.slopeMegabytesPerMinute))
+        console.check(
+            result.roundsOnFinalState == result.rounds,
+            "every round's observers ended on the final state (\(result.roundsOnFinalState)/\(result.rounds))")
+        console.check(
+            result.leftAlive.values.allSatisfy { $0 == 0 },
+            "nothing left alive at the end: \(result.leftAlive.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))"
+        )
+        console.check(
+            result.slopeMegabytesPerMinute < 1.0,
+            String(
+                format: "no upward trend after warm-up (%+.3f MB/min, under +1 MB/min)", result.slopeMegabytesPerMinute)
+        )
         return result
     }
 

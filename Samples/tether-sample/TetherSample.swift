@@ -77,7 +77,10 @@ struct TetherSample: AsyncParsableCommand {
         interrupts.startingServices()
         let settings = configuration.section("sample", as: SampleSettings.self) ?? SampleSettings()
         guard let serviceConfiguration = configuration.service(named: settings.service) else {
-            FileHandle.standardError.write(Data("error: \(config): sample.service names '\(settings.service)', which is not under services:\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "error: \(config): sample.service names '\(settings.service)', which is not under services:\n".utf8)
+            )
             throw ExitCode(2)
         }
 
@@ -86,9 +89,12 @@ struct TetherSample: AsyncParsableCommand {
         var server: DemoServer?
         if serviceConfiguration.baseURL == nil {
             server = try await DemoServer.start(settings: settings.server)
-            console.line("listening on \(server!.baseURL) (loopback only); every \(settings.server.slowEvery)th answer slow, every \(settings.server.failEvery)th a 503")
+            console.line(
+                "listening on \(server!.baseURL) (loopback only); every \(settings.server.slowEvery)th answer slow, every \(settings.server.failEvery)th a 503"
+            )
         } else {
-            console.line("using \(serviceConfiguration.baseURL!) from the configuration; the embedded server is not started")
+            console.line(
+                "using \(serviceConfiguration.baseURL!) from the configuration; the embedded server is not started")
         }
         let pipeline: AssembledPipeline
         do {

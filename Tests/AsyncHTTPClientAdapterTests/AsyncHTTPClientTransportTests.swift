@@ -4,9 +4,9 @@ import InMemoryLogging
 import Logging
 import ServiceLifecycle
 import Testing
+import TetherTestingTraits
 import TransportConformance
 import TransportKit
-import TetherTestingTraits
 
 @Suite("AsyncHTTPClientTransport", .needsProcessorTime, .timeLimit(.minutes(1)))
 struct AsyncHTTPClientTransportTests {
@@ -14,7 +14,8 @@ struct AsyncHTTPClientTransportTests {
     func serviceLifecycle() async throws {
         try await LoopbackHTTPServer.with { server in
             let transport = AsyncHTTPClientTransport()
-            let group = ServiceGroup(services: [transport], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let group = ServiceGroup(
+                services: [transport], logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
                 let response = try await transport.send(TransportRequest(url: server.url("/echo")))
@@ -48,11 +49,13 @@ struct AsyncHTTPClientTransportTests {
         let handler = InMemoryLogHandler()
         try await LoopbackHTTPServer.with { server in
             do {
-                let transport = AsyncHTTPClientTransport(configuration: .init(logger: Logger(label: "test", factory: { _ in handler })))
+                let transport = AsyncHTTPClientTransport(
+                    configuration: .init(logger: Logger(label: "test", factory: { _ in handler })))
                 let response = try await transport.send(TransportRequest(url: server.url("/echo")))
                 #expect(response.status == 200)
             }
         }
-        #expect(handler.entries.contains { $0.level == .warning && $0.message.description.contains("without shutdown()") })
+        #expect(
+            handler.entries.contains { $0.level == .warning && $0.message.description.contains("without shutdown()") })
     }
 }

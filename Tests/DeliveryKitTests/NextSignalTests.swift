@@ -127,8 +127,10 @@ struct NextSignalTests {
 
     @Test("Not signalling pauses that observer alone: the producer and other observers go on")
     func pauseIsLocal() {
-        let stuck = Log<Int>(), free = Log<Int>()
-        let stuckLane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, _ in stuck.append(delivery.payload) }
+        let stuck = Log<Int>()
+        let free = Log<Int>()
+        let stuckLane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, _ in stuck.append(delivery.payload)
+        }
         let freeLane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
             free.append(delivery.payload)
             signalNext()

@@ -18,7 +18,9 @@ struct PolicyTests {
         #expect(seen.all == ["before", "handler 1", "after"])
     }
 
-    @Test("Immediate never nests: a payload submitted from inside the handler is delivered after it returns", .onDedicatedThread)
+    @Test(
+        "Immediate never nests: a payload submitted from inside the handler is delivered after it returns",
+        .onDedicatedThread)
     func immediateNeverNests() {
         let seen = Log<String>()
         let holder = LaneHolder<Int>()
@@ -32,9 +34,13 @@ struct PolicyTests {
         #expect(seen.all == ["begin 1", "end 1", "begin 2", "end 2", "begin 3", "end 3"])
     }
 
-    @Test("Immediate with a concurrent producer: never concurrently with itself, ends on the final payload", .onDedicatedThread)
+    @Test(
+        "Immediate with a concurrent producer: never concurrently with itself, ends on the final payload",
+        .onDedicatedThread)
     func immediateConcurrentProducers() {
-        let busy = Flag(), overlaps = Log<Int>(), seen = Log<Int>()
+        let busy = Flag()
+        let overlaps = Log<Int>()
+        let seen = Log<Int>()
         let lane = DeliveryLane<Int>.immediate { delivery in
             if busy.swap(true) { overlaps.append(delivery.payload) }
             seen.append(delivery.payload)

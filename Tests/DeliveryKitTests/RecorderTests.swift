@@ -21,14 +21,16 @@ struct RecorderTests {
         #expect(recorder.coalesced.load(ordering: .relaxed) == 1)
         #expect(recorder.skipped.load(ordering: .relaxed) == 1)
         #expect(recorder.maxHeld.load(ordering: .relaxed) == 2)
-        #expect(lane.statistics == {
-            var expected = DeliveryStatistics()
-            expected.submitted = 4
-            expected.delivered = 2
-            expected.coalesced = 1
-            expected.skippedUnchanged = 1
-            expected.heldHighWater = 2
-            return expected
-        }())
+        #expect(
+            lane.statistics
+                == {
+                    var expected = DeliveryStatistics()
+                    expected.submitted = 4
+                    expected.delivered = 2
+                    expected.coalesced = 1
+                    expected.skippedUnchanged = 1
+                    expected.heldHighWater = 2
+                    return expected
+                }())
     }
 }

@@ -1,7 +1,7 @@
-import TetherConcurrency
 import DeliveryKit
 import Foundation
 import Synchronization
+import TetherConcurrency
 
 /// Counts live payload objects: incremented in init, decremented in deinit; tracks the high-water mark.
 final class LiveCounter: Sendable {

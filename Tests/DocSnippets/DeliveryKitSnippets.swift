@@ -68,13 +68,13 @@ enum DeliveryKitSnippets {
         let better = DeliveryLane<Snapshot>.nextSignal { delivery, signalNext in
             processingQueue.async {
                 process(delivery.payload)
-                signalNext()                        // done: send me the latest, if it changed
+                signalNext()  // done: send me the latest, if it changed
             }
         }
 
         // CONVENIENT: deliver-on-queue; all work happens inside the handler, and the lane signals when it returns.
         let convenient = DeliveryLane<Snapshot>.deliverOn(.queue(processingQueue)) { delivery in
-            process(delivery.payload)               // IMPORTANT: no dispatching elsewhere, no async APIs holding it
+            process(delivery.payload)  // IMPORTANT: no dispatching elsewhere, no async APIs holding it
         }
 
         // VERSATILE: next-signal on a queue of your choice, with asynchronous work that holds the payload.

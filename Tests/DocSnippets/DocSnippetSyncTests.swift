@@ -93,7 +93,9 @@ struct DocSnippetSyncTests {
     @Test("Every Swift block is marked with the snippet it shows")
     func everyBlockIsMarked() throws {
         for block in try Self.blocks() where block.name == nil {
-            Issue.record("\(block): a Swift block with no `<!-- snippet: NAME -->` line before it; compile it in Tests/DocSnippets")
+            Issue.record(
+                "\(block): a Swift block with no `<!-- snippet: NAME -->` line before it; compile it in Tests/DocSnippets"
+            )
         }
     }
 
@@ -107,7 +109,9 @@ struct DocSnippetSyncTests {
                 Issue.record("\(block): snippet \(name) is not in Tests/DocSnippets")
                 continue
             }
-            #expect(block.text == region, "\(block): snippet \(name) differs from its compiled copy; run Scripts/sync-snippets.py")
+            #expect(
+                block.text == region,
+                "\(block): snippet \(name) differs from its compiled copy; run Scripts/sync-snippets.py")
         }
         let shown = Set(blocks.compactMap(\.name))
         for name in regions.keys.sorted() where !shown.contains(name) {

@@ -28,7 +28,7 @@ enum LiveQueryKitSnippets {
         // snippet: LiveQueryKit.write
         let items = store.collection("items")
         try await items.upsert(["_id": "a1", "store_id": "abc123", "name": "Pear", "price": 1.2])
-        let id = try await items.upsert(["store_id": "abc123", "name": "Fig"])   // no _id: a UUID is generated
+        let id = try await items.upsert(["store_id": "abc123", "name": "Fig"])  // no _id: a UUID is generated
         try await items.find("price > 10").update { $0 = ["_id": $0["_id"]!, "name": $0["name"]!, "price": 10] }
         try await store.write { transaction in
             try transaction.collection("orders").upsert(["_id": "o1", "item": "a1"])
@@ -55,8 +55,8 @@ enum LiveQueryKitSnippets {
         let renderQueue = DispatchQueue(label: "render")
         let liveQuery = try items.find("store_id == $args.sid", args: ["sid": "abc123"])
             .observeLocalWithNextSignal(deliverOn: renderQueue) { documents, event, signalNext in
-                renderer.apply(documents, event) {   // asynchronous work that holds the documents
-                    signalNext()                     // done: the latest result may come now, if it changed
+                renderer.apply(documents, event) {  // asynchronous work that holds the documents
+                    signalNext()  // done: the latest result may come now, if it changed
                 }
             }
         // end snippet
@@ -66,7 +66,7 @@ enum LiveQueryKitSnippets {
     static func onError(items: StoreCollection, log: Logger) throws -> LiveQuery {
         // snippet: LiveQueryKit.on-error
         let liveQuery = try items.find("store_id == 'abc123'").observeLocal(onError: { error in
-            log.warning("items unavailable: \(error)")   // the handler keeps its last good result
+            log.warning("items unavailable: \(error)")  // the handler keeps its last good result
         }) { documents, event in
             render(documents, event)
         }
@@ -77,7 +77,8 @@ enum LiveQueryKitSnippets {
     static func waitForLiveQueries(store: Store, items: StoreCollection) async throws {
         // snippet: LiveQueryKit.wait
         try await items.upsert(["_id": "a1", "store_id": "abc123", "name": "Pear"])
-        await store.waitForLiveQueries()   // through store.lastCommit: every observer of "items" has been offered the pear
+        // Through store.lastCommit: every observer of "items" has been offered the pear.
+        await store.waitForLiveQueries()
         // end snippet
     }
 
@@ -87,7 +88,7 @@ enum LiveQueryKitSnippets {
         let store = Store(documents)
         let liveQuery = try store.collection("items").findAll().observeLocal { documents, _ in render(documents) }
         try await withThrowingDiscardingTaskGroup { group in
-            group.addTask { try await documents.followOtherProcesses() }   // until the group is cancelled
+            group.addTask { try await documents.followOtherProcesses() }  // until the group is cancelled
             // … other processes' commits reach liveQuery in commit order, with the same back pressure
         }
         await liveQuery.stop()

@@ -1,8 +1,8 @@
+import DeliveryKit
 // The examples of Docs/OwnershipKit.md, compiled. Each `// snippet:` region is the doc's code block, byte for byte
 // once its indentation is removed (DocSnippetSyncTests checks it).
 import Foundation
 import OwnershipKit
-import DeliveryKit
 
 // snippet: OwnershipKit.observable-type
 protocol TemperatureObserver: Sendable {
@@ -19,10 +19,10 @@ final class Thermometer: Sendable {
     let observers = ObserverTable<any TemperatureObserver, Double> { $0.thermometer($1) }
 
     func addObserver(_ observer: some TemperatureObserver & AnyObject) {
-        observers.add(observer, as: { $0 })               // self-owned
+        observers.add(observer, as: { $0 })  // self-owned
     }
     func addObserver(_ observer: any TemperatureObserver, owner: AnyObject) {
-        observers.add(observer, owner: owner)             // external owner
+        observers.add(observer, owner: owner)  // external owner
     }
     func addObserver(owner: AnyObject, _ closure: @escaping @Sendable (ObserverNotice<Double>) -> Void) {
         observers.add(TemperatureClosure(body: closure), owner: owner)
@@ -40,7 +40,7 @@ enum OwnershipKitSnippets {
     static func makeTable() -> ObserverTable<any TemperatureObserver, Double> {
         // snippet: OwnershipKit.table
         let observers = ObserverTable<any TemperatureObserver, Double> { observer, notice in
-            observer.thermometer(notice)      // notice: .added, .event(Double) or .stopped
+            observer.thermometer(notice)  // notice: .added, .event(Double) or .stopped
         }
         // end snippet
         return observers
@@ -56,7 +56,7 @@ enum OwnershipKitSnippets {
         // snippet: OwnershipKit.token
         var tokens: Set<ObservationToken> = []
         thermometer.observers.observe(TemperatureLogger()).store(in: &tokens)
-        tokens.removeAll()   // ends the observation; the logger hears .stopped before this returns
+        tokens.removeAll()  // ends the observation; the logger hears .stopped before this returns
         // end snippet
     }
 
@@ -74,7 +74,7 @@ enum OwnershipKitSnippets {
         let binding = ObserverBinding()
         let lane = DeliveryLane<Double>.deliverOn(.serialQueue()) { [weak table] delivery in
             guard let table, let id = binding.id else { return }
-            table.withLiveObserver(id) { render(delivery.payload) }   // never after the owner's deinit
+            table.withLiveObserver(id) { render(delivery.payload) }  // never after the owner's deinit
         }
         table.add(LaneObserver(lane: lane), identity: nil, owner: screen, binding: binding)
         // end snippet
@@ -113,7 +113,7 @@ final class SwitchingScreen: TemperatureObserver {
     // snippet: OwnershipKit.switching
     var displayed: Thermometer? {
         didSet {
-            oldValue?.removeObservers(ownedBy: self)   // both observers below, because self owns both
+            oldValue?.removeObservers(ownedBy: self)  // both observers below, because self owns both
             displayed?.addObserver(self)
             displayed?.addObserver(owner: self) { [weak self] notice in self?.update(notice) }
         }

@@ -2,9 +2,9 @@
 import PersistenceKit
 import ResourceKit
 import SQLiteAdapter
+import Testing
 import TetherJSON
 import TetherTesting
-import Testing
 
 enum PersistenceSnippets {
     static func open(dataDirectory: String) throws -> (PersistentCache, SQLiteDocumentStore) {
@@ -39,7 +39,7 @@ enum PersistenceSnippets {
     static func follow(store: any DocumentStore) -> ChangeSubscription {
         // snippet: Persistence.changes
         let subscription = store.changes.subscribe { changes in
-            print(changes.commits, changes.changes)   // [(collection, id): .inserted / .updated / .removed]
+            print(changes.commits, changes.changes)  // [(collection, id): .inserted / .updated / .removed]
         }
         // end snippet
         return subscription

@@ -15,12 +15,13 @@ enum PipelineKitSnippets {
     static func load() -> PipelineConfiguration {
         // snippet: PipelineKit.load
         let registry = PluginRegistry.standard
-        registry.register(DecodableStagePlugin<[Item]>(type: "item-list"))     // your model stage
+        registry.register(DecodableStagePlugin<[Item]>(type: "item-list"))  // your model stage
         let configuration: PipelineConfiguration
         do {
             configuration = try ConfigurationLoader(registry: registry).load(file: "configuration.yaml")
         } catch {
-            print(error)    // configuration.yaml:7:13: services.api.transport.type: unknown transport type 'curl'; known types: …
+            // configuration.yaml:7:13: services.api.transport.type: unknown transport type 'curl'; known types: …
+            print(error)
             exit(2)
         }
         // end snippet
@@ -42,7 +43,7 @@ enum PipelineKitSnippets {
 
     static func shutdown(pipeline: AssembledPipeline) async throws {
         // snippet: PipelineKit.shutdown
-        try await pipeline.shutdown()   // without a service group: the clients, then the database, once
+        try await pipeline.shutdown()  // without a service group: the clients, then the database, once
         // end snippet
     }
 }
@@ -73,10 +74,10 @@ final class ItemsPipelineScreen: Sendable {
             [weak self] resource, _ in self?.show(resource.typedContent(as: [Item].self))
         }
 
-        let items = try pipeline.liveQuery(named: "abc-items")               // with its configured delivery
+        let items = try pipeline.liveQuery(named: "abc-items")  // with its configured delivery
         try items.observe(owner: self) { [weak self] documents, event, signalNext in
             self?.render(documents)
-            signalNext()        // needed under next-signal; under the other policies the pipeline signals for you
+            signalNext()  // needed under next-signal; under the other policies the pipeline signals for you
         }
         try await pipeline.store.collection("items").upsert(["store_id": "abc123", "name": "Fig"])
         // end snippet
@@ -104,7 +105,8 @@ struct FixtureTransportPlugin: PipelinePlugin {
         init() {}
         init(from decoder: any Decoder) throws {
             let settings = try decoder.settings(CodingKeys.self)
-            directory = try settings.decode(.directory, default: directory, where: { !$0.isEmpty }, "must name a folder")
+            directory = try settings.decode(
+                .directory, default: directory, where: { !$0.isEmpty }, "must name a folder")
         }
     }
 

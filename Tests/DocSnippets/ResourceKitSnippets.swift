@@ -21,7 +21,8 @@ final class UserScreen: Sendable {
         // snippet: ResourceKit.observe
         service.resource("/users/42")
             .addObserver(owner: self) { [weak self] resource, event in
-                self?.show(resource.typedContent(as: User.self), loading: resource.isLoading, error: resource.latestError)
+                self?.show(
+                    resource.typedContent(as: User.self), loading: resource.isLoading, error: resource.latestError)
             }
             .loadIfNeeded()
         // end snippet
@@ -47,7 +48,7 @@ enum ResourceKitSnippets {
     static func memoryPressure(service: Service) -> Task<Void, Never> {
         // snippet: ResourceKit.memory-pressure
         let monitor = service.memoryPressureMonitor(source: PSIMemoryPressureSource())
-        let task = Task { await monitor.run() }   // or in a ServiceGroup: PipelineKit's MemoryPressureService(monitor)
+        let task = Task { await monitor.run() }  // or in a ServiceGroup: PipelineKit's MemoryPressureService(monitor)
         // end snippet
         return task
     }
@@ -71,7 +72,7 @@ enum RegistryKitSnippets {
     static func monitor(items: Registry<URL, CachedItem>) -> Task<Void, Never> {
         // snippet: RegistryKit.monitor
         let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource(), flushing: items)
-        let task = Task { await monitor.run() }       // or in a ServiceGroup; cancel the task to stop
+        let task = Task { await monitor.run() }  // or in a ServiceGroup; cancel the task to stop
         // end snippet
         return task
     }

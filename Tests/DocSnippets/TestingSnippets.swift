@@ -1,11 +1,11 @@
 // The examples of Docs/Testing.md, compiled (see OwnershipKitSnippets.swift).
 import LiveQueryKit
 import OwnershipKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 final class Owner {}
 

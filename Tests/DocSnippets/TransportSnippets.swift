@@ -4,8 +4,8 @@ import Foundation
 import Logging
 import ResourceKit
 import ServiceLifecycle
-import TetherTesting
 import Testing
+import TetherTesting
 import TransportConformance
 import TransportKit
 import UnixSignals
@@ -16,7 +16,7 @@ enum TransportSnippets {
         let transport = AsyncHTTPClientTransport(configuration: .init(connectTimeout: .seconds(3)))
         // end snippet
         // snippet: Transports.retrying
-        let retrying = transport.retrying(.default)   // GET, HEAD, PUT, DELETE, OPTIONS: up to 3 attempts in 30 s
+        let retrying = transport.retrying(.default)  // GET, HEAD, PUT, DELETE, OPTIONS: up to 3 attempts in 30 s
         // end snippet
         // snippet: Transports.service
         let service = ResourceKit.Service(baseURL: "https://api.example.com/v1", transport: retrying)
@@ -24,16 +24,16 @@ enum TransportSnippets {
         _ = service
         // snippet: Transports.shutdown
         let group = ServiceGroup(services: [transport], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
-        try await group.run()          // or: try await transport.shutdown()
+        try await group.run()  // or: try await transport.shutdown()
         // end snippet
     }
 
     static func inMemory(url: URL) async throws -> TransportResponse {
         // snippet: TransportKit.in-memory
-        let clock = ManualTimeSource()                       // t = 1000 s until advanced
+        let clock = ManualTimeSource()  // t = 1000 s until advanced
         let transport = InMemoryTransport(timeSource: clock)
         transport.route(.get, "https://api.example.com/v1/items", reply: .json(#"[1, 2]"#, headers: ["ETag": "\"v1\""]))
-        transport.enqueue(.get, "https://api.example.com/v1/items", .status(304))   // the next request only
+        transport.enqueue(.get, "https://api.example.com/v1/items", .status(304))  // the next request only
         // end snippet
         // snippet: TransportKit.send
         let response = try await transport.send(TransportRequest(url: url, headers: ["Accept": "application/json"]))

@@ -2,14 +2,16 @@ import DeliveryKit
 import Foundation
 import LiveQueryKit
 import PersistenceKit
+import Testing
 import TetherConcurrency
 import TetherJSON
-import Testing
 import TetherTestingTraits
 
 @Suite("The next-signal contract and evaluation cost", .timeLimit(.minutes(2)), .leakChecked)
 struct BackPressureTests {
-    @Test("A slow handler under 10,000 commits: a handful of deliveries, never more than 2 held, ends on the final state", arguments: TestStores.kinds)
+    @Test(
+        "A slow handler under 10,000 commits: a handful of deliveries, never more than 2 held, ends on the final state",
+        arguments: TestStores.kinds)
     func slowHandler(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -24,7 +26,9 @@ struct BackPressureTests {
         try await received.wait { $0.count == 1 }
         // 10,000 commits while the handler holds its signal.
         for index in 0..<10_000 {
-            try await items.upsert(["_id": .string("d\(index % 100)"), "store_id": "abc123", "n": .number(Double(index))])
+            try await items.upsert([
+                "_id": .string("d\(index % 100)"), "store_id": "abc123", "n": .number(Double(index)),
+            ])
         }
         #expect(received.count == 1, "no delivery may happen while the handler has not signalled")
         // Signal a few times: each signal brings at most one delivery, the latest.
@@ -54,13 +58,17 @@ struct BackPressureTests {
         await liveQuery.stop()
     }
 
-    @Test("Writes to other groups cost a query no evaluation; identical queries are evaluated once per commit", arguments: TestStores.kinds)
+    @Test(
+        "Writes to other groups cost a query no evaluation; identical queries are evaluated once per commit",
+        arguments: TestStores.kinds)
     func evaluationCost(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
         let received = (0..<10).map { _ in Received() }
         let queries = try received.map { recorder in
-            try items.find("store_id == $args.s", args: ["s": "abc123"]).sort("_id").observeLocal { recorder.append($0, $1) }
+            try items.find("store_id == $args.s", args: ["s": "abc123"]).sort("_id").observeLocal {
+                recorder.append($0, $1)
+            }
         }
         for recorder in received { try await recorder.wait { $0.count == 1 } }
         let before = store.statistics
@@ -72,7 +80,9 @@ struct BackPressureTests {
         let after = store.statistics
         let updates = (after.evaluations + after.incrementalUpdates) - (before.evaluations + before.incrementalUpdates)
         #expect(updates == 1, "only the relevant commit updated the result: \(after)")
-        #expect(after.evaluations == before.evaluations, "and it did so from the changed document, without a query: \(after)")
+        #expect(
+            after.evaluations == before.evaluations,
+            "and it did so from the changed document, without a query: \(after)")
         for query in queries { await query.stop() }
     }
 }

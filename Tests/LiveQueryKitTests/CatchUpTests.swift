@@ -2,11 +2,11 @@ import Dispatch
 import LiveQueryKit
 import PersistenceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// Every delivery carries the commit it reflects, and a caller can wait for the live queries to catch up with a
 /// write — including writes that change no observed result, which deliver nothing.
@@ -88,7 +88,9 @@ struct CatchUpTests {
         await liveQuery.stop()
     }
 
-    @Test("An observer added before the wait has been offered its first result when it returns", arguments: TestStores.kinds)
+    @Test(
+        "An observer added before the wait has been offered its first result when it returns",
+        arguments: TestStores.kinds)
     func newObserversAreStartedBeforeTheWaitReturns(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -137,7 +139,9 @@ struct CatchUpTests {
         await liveQuery.stop()
     }
 
-    @Test("A fast writer: the engine's rounds merge commits, and every commit is caught up with", arguments: TestStores.kinds)
+    @Test(
+        "A fast writer: the engine's rounds merge commits, and every commit is caught up with",
+        arguments: TestStores.kinds)
     func fastWriterIsCaughtUpWith(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")

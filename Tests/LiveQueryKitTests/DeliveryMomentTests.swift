@@ -2,17 +2,19 @@ import DeliveryKit
 import Dispatch
 import Foundation
 import LiveQueryKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// Ownership holds at the moment of delivery for live queries: a result that waited — on a suspended queue, behind a
 /// running handler, for `signalNext` — is checked when its handler would run, on both stores.
 @Suite("Live queries: ownership holds at the moment of delivery", .timeLimit(.minutes(2)), .leakChecked)
 struct LiveQueryDeliveryMomentTests {
-    @Test("Owner-tied, deliverOn: the owner dies while the initial result waits on the queue — no call", arguments: TestStores.kinds)
+    @Test(
+        "Owner-tied, deliverOn: the owner dies while the initial result waits on the queue — no call",
+        arguments: TestStores.kinds)
     func ownerDiesWhileResultWaitsOnQueue(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -36,7 +38,9 @@ struct LiveQueryDeliveryMomentTests {
         #expect(watch.callsAfterDeinit == 0)
     }
 
-    @Test("Next-signal: the owner dies while a result waits for signalNext — signalling calls nothing, the result is released", arguments: TestStores.kinds)
+    @Test(
+        "Next-signal: the owner dies while a result waits for signalNext — signalling calls nothing, the result is released",
+        arguments: TestStores.kinds)
     func ownerDiesWhileSignalOutstanding(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -64,7 +68,9 @@ struct LiveQueryDeliveryMomentTests {
         #expect(statistics.heldHighWater <= 2)
     }
 
-    @Test("The owner dies while the handler runs: kept alive for that call; no call after its deinit", arguments: TestStores.kinds)
+    @Test(
+        "The owner dies while the handler runs: kept alive for that call; no call after its deinit",
+        arguments: TestStores.kinds)
     func ownerDiesWhileHandlerRuns(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")

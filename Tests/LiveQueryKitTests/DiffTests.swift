@@ -1,14 +1,16 @@
 import LiveQueryKit
 import PersistenceKit
-import TetherJSON
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
 @Suite("Events: indexes for insertions, deletions, updates and moves", .leakChecked)
 struct DiffTests {
     static func documents(_ ids: [String], version: [String: Int] = [:]) async throws -> [Document] {
         let store = Store.inMemory()
-        for id in ids { try await store.collection("c").upsert(["_id": .string(id), "v": .number(Double(version[id] ?? 0))]) }
+        for id in ids {
+            try await store.collection("c").upsert(["_id": .string(id), "v": .number(Double(version[id] ?? 0))])
+        }
         let all = try await store.collection("c").findAll().exec()
         return ids.map { id in all.first { $0.id == id }! }
     }

@@ -1,11 +1,11 @@
 import Foundation
 import LiveQueryKit
 import PersistenceKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// Failures reach observers: an evaluation that fails is delivered to `onError:` (or thrown by `snapshots()`), the
 /// last good result stays, and a recovered store resumes deliveries at the next commit.
@@ -24,7 +24,9 @@ struct FailureTests {
         var count: Int { all.withLock { $0.count } }
     }
 
-    @Test("A failed re-evaluation reaches onError, the last good result stays, and the next commit resumes", arguments: TestStores.kinds)
+    @Test(
+        "A failed re-evaluation reaches onError, the last good result stays, and the next commit resumes",
+        arguments: TestStores.kinds)
     func failureThenRecovery(kind: String) async throws {
         let (store, faulty) = try Self.faultyStore(kind)
         let items = store.collection("items")
@@ -55,7 +57,9 @@ struct FailureTests {
         await liveQuery.stop()
     }
 
-    @Test("A failing first evaluation reaches onError; the first result after recovery is the initial one", arguments: TestStores.kinds)
+    @Test(
+        "A failing first evaluation reaches onError; the first result after recovery is the initial one",
+        arguments: TestStores.kinds)
     func initialFailure(kind: String) async throws {
         let (store, faulty) = try Self.faultyStore(kind)
         let items = store.collection("items")

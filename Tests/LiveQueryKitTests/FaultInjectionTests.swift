@@ -2,18 +2,20 @@ import Foundation
 import LiveQueryKit
 import PersistenceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// Fault injection: a SQLite store whose writes fail at random, some after their commit, under concurrent writers
 /// and a live query. Every failure is a typed `PersistenceError`; every write that returned is on disk, also after
 /// reopening the file; and the live query ends on the final state.
 @Suite("Fault injection: writes that fail at random", .leakChecked)
 struct FaultInjectionTests {
-    @Test("Concurrent writers, random write failures, a live query: nothing acknowledged is lost", arguments: [UInt64(3), 99])
+    @Test(
+        "Concurrent writers, random write failures, a live query: nothing acknowledged is lost",
+        arguments: [UInt64(3), 99])
     func faultyWrites(seed: UInt64) async throws {
         let directory = NSTemporaryDirectory() + "tether-faults-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -38,7 +40,8 @@ struct FaultInjectionTests {
                     for sequence in 1...150 {
                         let id = "w\(writer)-\(sequence % 10)"
                         let document: JSONValue = [
-                            "_id": .string(id), "group": sequence % 3 == 0 ? "b" : "a", "seq": .number(Double(sequence)),
+                            "_id": .string(id), "group": sequence % 3 == 0 ? "b" : "a",
+                            "seq": .number(Double(sequence)),
                         ]
                         do {
                             _ = try await items.upsert(document)
@@ -66,11 +69,14 @@ struct FaultInjectionTests {
         try await check(sqlite, "live")
 
         // The live query ends on the final state.
-        let expected = Dictionary(uniqueKeysWithValues: try await items.find("group == 'a'").exec().map {
-            ($0.id, $0.value["seq"]?.doubleValue ?? -1)
-        })
+        let expected = Dictionary(
+            uniqueKeysWithValues: try await items.find("group == 'a'").exec().map {
+                ($0.id, $0.value["seq"]?.doubleValue ?? -1)
+            })
         let deadline = ContinuousClock.now + .seconds(10)
-        while delivered.withLock({ $0 }) != expected, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while delivered.withLock({ $0 }) != expected, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         #expect(delivered.withLock { $0 } == expected, "the observer ended on the final state")
         await liveQuery.stop()
 

@@ -1,17 +1,19 @@
 import Foundation
 import LiveQueryKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// Stores, live queries, their owners and handlers are freed when the application lets go of them.
 @Suite("Leaks: stores and live queries", .leakChecked)
 struct LeakTests {
     final class Screen: Sendable {}
 
-    @Test("A store, its live queries (stopped, owner-tied, dropped) and their owners are all deallocated", arguments: TestStores.kinds)
+    @Test(
+        "A store, its live queries (stopped, owner-tied, dropped) and their owners are all deallocated",
+        arguments: TestStores.kinds)
     func everythingIsFreed(_ kind: String) async throws {
         let tracker = LeakTracker()
         do {
@@ -32,7 +34,9 @@ struct LeakTests {
             // A deadline for correctness: under ThreadSanitizer beside CPU-bound suites, the drain's resumptions can
             // wait seconds for one of the two cooperative threads.
             let deadline = ContinuousClock.now + .seconds(30)
-            while seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            while seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(2))
+            }
             #expect(seen.withLock { $0 } == ["stopped", "owner-tied"], "both queries saw the document")
             await stopped.stop()
             withExtendedLifetime(screen) {}
@@ -47,7 +51,10 @@ struct LeakTests {
         try tracker.trackingCreations {
             let store = Store.inMemory()
             let query = try store.collection("items").find("a == 1").observeLocal { _, _ in }
-            #expect(tracker.survivors == ["in-memory document store", "live-query engine", "store", "live query \"a == 1\""])
+            #expect(
+                tracker.survivors == [
+                    "in-memory document store", "live-query engine", "store", "live query \"a == 1\"",
+                ])
             query.stop()
             withExtendedLifetime(store) {}
         }
@@ -77,6 +84,9 @@ struct LeakTests {
             return text.contains("3 of 4 tracked objects outlived the test")
                 && text.hasSuffix("in-memory document store, live-query engine, live query \"a == 1\"")
         }
-        leaked.withLock { $0?.stop(); $0 = nil }
+        leaked.withLock {
+            $0?.stop()
+            $0 = nil
+        }
     }
 }

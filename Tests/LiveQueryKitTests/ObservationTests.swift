@@ -1,11 +1,11 @@
+import DeliveryKit
 import Dispatch
 import Foundation
-import DeliveryKit
 import LiveQueryKit
 import PersistenceKit
+import Testing
 import TetherConcurrency
 import TetherJSON
-import Testing
 import TetherTestingTraits
 
 @Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(.minutes(1)), .leakChecked)
@@ -16,7 +16,9 @@ struct ObservationTests {
         ["_id": .string(id), "store_id": .string(store), "name": .string(name ?? id), "price": .number(price)]
     }
 
-    @Test("observeLocal: .initial first and once, then .update after each change that alters the result", arguments: TestStores.kinds)
+    @Test(
+        "observeLocal: .initial first and once, then .update after each change that alters the result",
+        arguments: TestStores.kinds)
     func observeLocal(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -72,7 +74,9 @@ struct ObservationTests {
         #expect(store.statistics.observers == 0)
     }
 
-    @Test("stop(): no handler runs after it returns; it waits for one in progress on another thread", arguments: TestStores.kinds)
+    @Test(
+        "stop(): no handler runs after it returns; it waits for one in progress on another thread",
+        arguments: TestStores.kinds)
     func stop(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -141,7 +145,9 @@ struct ObservationTests {
         #expect(received.count == 1)
     }
 
-    @Test("Owner-tied: the handle may be discarded; the observation ends when the owner is deallocated", arguments: TestStores.kinds)
+    @Test(
+        "Owner-tied: the handle may be discarded; the observation ends when the owner is deallocated",
+        arguments: TestStores.kinds)
     func ownerTied(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")

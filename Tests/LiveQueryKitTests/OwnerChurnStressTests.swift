@@ -1,18 +1,19 @@
 import Dispatch
 import Foundation
 import LiveQueryKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
 let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20
 
 @Suite("Live queries: owners churning on 8 threads while a writer commits", .loadsEveryCore, .leakChecked)
 struct LiveQueryOwnerChurnStressTests {
-    @Test("Every variant, owners and handles dying at random: no call after a deinit, nobody left observing",
+    @Test(
+        "Every variant, owners and handles dying at random: no call after a deinit, nobody left observing",
         .enabled(if: stressSeconds > 0, "TETHER_STRESS_SECONDS=0 turns the churn off (CI's ThreadSanitizer stage)"),
         arguments: TestStores.kinds)
     func churn(kind: String) async throws {

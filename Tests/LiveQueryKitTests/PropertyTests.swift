@@ -1,9 +1,9 @@
 import LiveQueryKit
 import PersistenceKit
 import PropertyBased
+import Testing
 import TetherConcurrency
 import TetherJSON
-import Testing
 import TetherTestingTraits
 
 /// Random writes and random queries: every snapshot an observer receives is the query's result at some commit,
@@ -39,7 +39,9 @@ struct PropertyTests {
             limit = (seed / 6) % 4 == 0 ? nil : (seed / 6) % 4 + 1
         }
 
-        var description: String { "g == \(group) sort n \(descending ? "desc" : "asc") limit \(limit.map(String.init) ?? "-")" }
+        var description: String {
+            "g == \(group) sort n \(descending ? "desc" : "asc") limit \(limit.map(String.init) ?? "-")"
+        }
 
         /// The result over `documents`, by brute force: filter, sort by n then _id, slice.
         func evaluate(_ documents: [String: (group: Int, n: Int)]) -> [String] {
@@ -68,7 +70,9 @@ struct PropertyTests {
                 try await items.remove(id: write.id)
                 model[write.id] = nil
             } else {
-                try await items.upsert(["_id": .string(write.id), "g": .number(Double(write.group)), "n": .number(Double(write.n))])
+                try await items.upsert([
+                    "_id": .string(write.id), "g": .number(Double(write.group)), "n": .number(Double(write.n)),
+                ])
                 model[write.id] = (write.group, write.n)
             }
             states.append(query.evaluate(model))
@@ -77,7 +81,9 @@ struct PropertyTests {
         try await received.wait { $0.last == final }
         let validStates = Set(states)
         for (index, entry) in received.all.enumerated() {
-            #expect(validStates.contains(entry.ids), "snapshot \(index) \(entry.ids) is no commit's result for \(query) after \(writes)")
+            #expect(
+                validStates.contains(entry.ids),
+                "snapshot \(index) \(entry.ids) is no commit's result for \(query) after \(writes)")
             if index == 0 { #expect(entry.event == .initial) } else { #expect(!entry.event.isInitial) }
         }
         await liveQuery.stop()
@@ -85,7 +91,8 @@ struct PropertyTests {
 
     @Test("In memory: 200 random cases")
     func inMemory() async {
-        await propertyCheck(count: 200, input: Gen.int(in: 0...2999).array(of: 1...40), Gen.int(in: 0...23)) { seeds, querySeed in
+        await propertyCheck(count: 200, input: Gen.int(in: 0...2999).array(of: 1...40), Gen.int(in: 0...23)) {
+            seeds, querySeed in
             do {
                 try await Self.check(store: Store.inMemory(), writes: seeds.map(Write.init), query: Query(querySeed))
             } catch {
@@ -96,9 +103,11 @@ struct PropertyTests {
 
     @Test("On SQLite: 30 random cases")
     func sqlite() async {
-        await propertyCheck(count: 30, input: Gen.int(in: 0...2999).array(of: 1...40), Gen.int(in: 0...23)) { seeds, querySeed in
+        await propertyCheck(count: 30, input: Gen.int(in: 0...2999).array(of: 1...40), Gen.int(in: 0...23)) {
+            seeds, querySeed in
             do {
-                try await Self.check(store: try TestStores.sqlite(), writes: seeds.map(Write.init), query: Query(querySeed))
+                try await Self.check(
+                    store: try TestStores.sqlite(), writes: seeds.map(Write.init), query: Query(querySeed))
             } catch {
                 Issue.record("\(error)")
             }

@@ -1,7 +1,7 @@
 import LiveQueryKit
 import PersistenceKit
-import TetherJSON
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
 @Suite("The query language: operators, precedence, parameters, errors with a caret", .leakChecked)
@@ -48,13 +48,16 @@ struct QueryLanguageTests {
     @Test("$args are bound as values: scalars, and arrays for IN")
     func parameters() throws {
         let args: [String: JSONValue] = ["sid": "abc", "limit": 5, "ids": ["x", 2, true], "flag": false]
-        #expect(try Self.compile("store_id == $args.sid && n < $args.limit && f != $args.flag", args: args)
-            == .and([
-                .compare(Self.path("store_id"), .equal, .string("abc")),
-                .compare(Self.path("n"), .less, .number(5)),
-                .compare(Self.path("f"), .notEqual, .bool(false)),
-            ]))
-        #expect(try Self.compile("_id IN $args.ids", args: args) == .isIn(Self.path("_id"), [.string("x"), .number(2), .bool(true)]))
+        #expect(
+            try Self.compile("store_id == $args.sid && n < $args.limit && f != $args.flag", args: args)
+                == .and([
+                    .compare(Self.path("store_id"), .equal, .string("abc")),
+                    .compare(Self.path("n"), .less, .number(5)),
+                    .compare(Self.path("f"), .notEqual, .bool(false)),
+                ]))
+        #expect(
+            try Self.compile("_id IN $args.ids", args: args)
+                == .isIn(Self.path("_id"), [.string("x"), .number(2), .bool(true)]))
     }
 
     @Test(

@@ -1,8 +1,8 @@
 import LiveQueryKit
 import PersistenceKit
+import Testing
 import TetherJSON
 import TetherTestingTraits
-import Testing
 
 /// Deep and large queries: refused alike on every store where they nest too deep (they once crashed the parser and
 /// the SQL compiler), answered alike on every store where they are merely large (they once failed on SQLite only).
@@ -46,7 +46,9 @@ struct QueryLimitTests {
         return answers[0]
     }
 
-    @Test("10,000 parentheses or '!': a QueryError at the column where the nesting passed 15, on every store", arguments: ["(", "!"])
+    @Test(
+        "10,000 parentheses or '!': a QueryError at the column where the nesting passed 15, on every store",
+        arguments: ["(", "!"])
     func tooDeep(opening: String) async throws {
         let query =
             opening == "("
@@ -64,11 +66,14 @@ struct QueryLimitTests {
         }
     }
 
-    @Test("Nesting up to the limit runs on both stores alike: 15 '!', 15 parentheses, 15 alternating || and && around the heaviest conditions")
+    @Test(
+        "Nesting up to the limit runs on both stores alike: 15 '!', 15 parentheses, 15 alternating || and && around the heaviest conditions"
+    )
     func deepestAccepted() async throws {
         let nots = try await Self.answer(String(repeating: "!", count: 15) + "n == 0")
         #expect(nots.count == 59, "an odd number of '!' negates")
-        let parens = try await Self.answer(String(repeating: "(", count: 15) + "k == 3" + String(repeating: ")", count: 15))
+        let parens = try await Self.answer(
+            String(repeating: "(", count: 15) + "k == 3" + String(repeating: ")", count: 15))
         #expect(!parens.isEmpty)
         // contains(…) and IN compile to the most SQL, each level a parenthesis: the depth SQLite's parser must take.
         let heavy = ["contains(n, 's')", "n IN [1, 's2', true, null]", "n LIKE 's%'", "k == 3"]
@@ -85,7 +90,9 @@ struct QueryLimitTests {
     @Test("Large, not deep: IN with 999 values, 1,000 && terms, 1,000 || terms — answered alike by both stores")
     func large() async throws {
         var values: [JSONValue] = (0..<990).map { .number(Double($0)) }
-        values += [.string("s2"), .string("s8"), .bool(true), .bool(false), .null, .number(1.5), .number(7.5), "x", "y"]
+        values += [
+            .string("s2"), .string("s8"), .bool(true), .bool(false), .null, .number(1.5), .number(7.5), "x", "y",
+        ]
         let inList = try await Self.answer("n IN $args.values", args: ["values": .array(values)])
         #expect(inList.contains("d0") && inList.contains("d2") && inList.contains("d3") && inList.contains("d4"))
         #expect(inList.contains("d9"), "a missing field is null, and null is in the list")

@@ -2,10 +2,10 @@ import Foundation
 import LiveQueryKit
 import PersistenceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
-import Testing
 
 /// Live queries over a SQLite file that another process — here, a second store on the same file — writes to.
 @Suite("Live queries on a shared SQLite file")
@@ -32,7 +32,8 @@ struct SharedFileTests {
             group.addTask { try await here.followOtherProcesses(checkingEvery: .milliseconds(5)) }
             for index in 0..<60 {
                 try await there.upsert(
-                    ["_id": .string(String(format: "d%02d", index)), "group": index % 3 == 0 ? "b" : "a"], into: "items")
+                    ["_id": .string(String(format: "d%02d", index)), "group": index % 3 == 0 ? "b" : "a"], into: "items"
+                )
             }
             try await there.remove(id: "d01", from: "items")
             let expected = (0..<60).filter { $0 % 3 != 0 && $0 != 1 }.map { String(format: "d%02d", $0) }
@@ -44,7 +45,9 @@ struct SharedFileTests {
         try there.close()
     }
 
-    @Test("Commits pruned from the log before this store read them: its live queries run again, so a removal among them is not lost")
+    @Test(
+        "Commits pruned from the log before this store read them: its live queries run again, so a removal among them is not lost"
+    )
     func prunedCommits() async throws {
         let path = try Self.temporaryFile()
         let here = try SQLiteDocumentStore(path: path)

@@ -59,6 +59,7 @@ final class Received: Sendable {
             try await Task.sleep(for: .milliseconds(10))
         }
         struct Timeout: Error, CustomStringConvertible { let description: String }
-        throw Timeout(description: "timed out; received \(all.map { "\($0.ids) \($0.event.isInitial ? "initial" : "update")" })")
+        throw Timeout(
+            description: "timed out; received \(all.map { "\($0.ids) \($0.event.isInitial ? "initial" : "update")" })")
     }
 }

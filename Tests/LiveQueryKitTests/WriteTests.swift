@@ -1,10 +1,12 @@
 import LiveQueryKit
 import PersistenceKit
-import TetherJSON
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
-@Suite("Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(.minutes(1)), .leakChecked)
+@Suite(
+    "Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(.minutes(1)),
+    .leakChecked)
 struct WriteTests {
     struct Item: Decodable, Equatable {
         let _id: String
@@ -19,7 +21,9 @@ struct WriteTests {
         let generated = try await items.upsert(["name": "no id", "price": 1])
         #expect(generated.count == 36, "a UUID _id is generated: \(generated)")
         try await items.insert(["_id": "a", "name": "Apple", "price": 2, "address": ["city": "Oslo"]])
-        await #expect { try await items.insert(["_id": "a"]) } throws: { ($0 as? PersistenceError)?.kind == .duplicateID }
+        await #expect { try await items.insert(["_id": "a"]) } throws: {
+            ($0 as? PersistenceError)?.kind == .duplicateID
+        }
         let apple = try #require(try await items.findByID("a").exec())
         #expect(apple.string("name") == "Apple")
         #expect(apple["address.city"] == "Oslo")
@@ -53,7 +57,9 @@ struct WriteTests {
         await #expect(throws: PersistenceError.self) { try await store.collection("bad name").upsert(["_id": "a"]) }
         #expect(throws: PersistenceError.self) { try store.collection("bad;name").findAll().observeLocal { _, _ in } }
         #expect(throws: QueryError.self) { try store.collection("items").find("a ==").observeLocal { _, _ in } }
-        #expect(throws: QueryError.self) { try store.collection("items").findAll().sort("a..b").observeLocal { _, _ in } }
+        #expect(throws: QueryError.self) {
+            try store.collection("items").findAll().sort("a..b").observeLocal { _, _ in }
+        }
         await #expect(throws: QueryError.self) { try await store.collection("items").findAll().limit(-1).exec() }
         #expect(store.statistics.observers == 0)
     }

@@ -2,8 +2,8 @@ import DeliveryKit
 import Dispatch
 import Foundation
 import OwnershipKit
-import TetherConcurrency
 import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
 
@@ -126,7 +126,8 @@ struct DeliveryMomentTests {
         #expect(fixture.parcels.survivors.isEmpty)
     }
 
-    @Test("remove(_:) waits for a call running on another thread, on a condition; from inside a call it returns at once")
+    @Test(
+        "remove(_:) waits for a call running on another thread, on a condition; from inside a call it returns at once")
     func removalWaitsForRunningCall() throws {
         let (fixture, entered, proceed, log) = Self.callHeldOpen()
         let owner = Owner()
@@ -212,7 +213,7 @@ struct DeliveryMomentTests {
         do {
             let owner = WatchedOwner(watch)
             let listener = LaneListener(lane: lane, parcels: parcels, stopped: stopped)
-        table.add(listener, identity: nil, owner: owner, binding: binding)
+            table.add(listener, identity: nil, owner: owner, binding: binding)
             table.notify(1)
             try await eventually { firstCall.isReached }
             table.notify(2)  // waits in the lane behind the running call

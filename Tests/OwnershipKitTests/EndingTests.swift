@@ -90,7 +90,8 @@ struct EndingTests {
     func removingStrangersIsHarmless() {
         expectNoLeaks { tracker in
             let table = makeTable()
-            let owner = tracker.track(Owner()), stranger = tracker.track(Owner())
+            let owner = tracker.track(Owner())
+            let stranger = tracker.track(Owner())
             let observer = tracker.track(Recorder())
             withExtendedLifetime((owner, stranger)) {
                 table.add(observer, owner: owner)

@@ -55,7 +55,8 @@ struct HoldingTests {
     func multipleOwnersRemovedOneAtATime() {
         expectNoLeaks { tracker in
             let table = makeTable()
-            let a = tracker.track(Owner("a")), c = tracker.track(Owner("c"))
+            let a = tracker.track(Owner("a"))
+            let c = tracker.track(Owner("c"))
             var b: Owner? = tracker.track(Owner("b"), "b")
             let observer = tracker.track(Recorder())
             table.add(observer, owner: a)

@@ -10,7 +10,8 @@ struct IdentityTests {
     func sameObjectAddsOwners() {
         expectNoLeaks { tracker in
             let table = makeTable()
-            let a = tracker.track(Owner("a")), b = tracker.track(Owner("b"))
+            let a = tracker.track(Owner("a"))
+            let b = tracker.track(Owner("b"))
             let observer = tracker.track(Recorder())
             withExtendedLifetime((a, b)) {
                 table.add(observer, owner: a)

@@ -20,7 +20,10 @@ struct OrderTests {
             withExtendedLifetime(owner) {
                 for index in 0..<3 {
                     table.add(selfOwned[index], as: { $0 })
-                    table.add(tracker.track(Recorder("glue \(index)") { if case .event = $0 { log.append("glue \(index)") } }), owner: owner)
+                    table.add(
+                        tracker.track(
+                            Recorder("glue \(index)") { if case .event = $0 { log.append("glue \(index)") } }),
+                        owner: owner)
                     table.add(ClosureListener { if case .event = $0 { log.append("closure \(index)") } }, owner: owner)
                 }
                 table.notify(1)
@@ -34,11 +37,13 @@ struct OrderTests {
     func removalDuringNotificationSameThread() {
         expectNoLeaks { tracker in
             let table = makeTable()
-            let first = tracker.track(Owner("first")), third = tracker.track(Owner("third"))
+            let first = tracker.track(Owner("first"))
+            let third = tracker.track(Owner("third"))
             withExtendedLifetime((first, third)) {
-                let remover = tracker.track(Recorder("remover") { notice in
-                    if case .event = notice { table.removeObservers(ownedBy: third) }
-                })
+                let remover = tracker.track(
+                    Recorder("remover") { notice in
+                        if case .event = notice { table.removeObservers(ownedBy: third) }
+                    })
                 let middle = tracker.track(Recorder("middle"))
                 let victim = tracker.track(Recorder("victim"))
                 table.add(remover, owner: first)
@@ -56,18 +61,23 @@ struct OrderTests {
     func removalDuringNotificationOtherThread() {
         expectNoLeaks { tracker in
             let table = makeTable()
-            let owner = tracker.track(Owner()), victimOwner = tracker.track(Owner("victim owner"))
-            let started = Flag(), removing = Flag(), removed = Flag()
+            let owner = tracker.track(Owner())
+            let victimOwner = tracker.track(Owner("victim owner"))
+            let started = Flag()
+            let removing = Flag()
+            let removed = Flag()
             let violations = Log<String>()
-            let slow = tracker.track(Recorder("slow") { notice in
-                guard case .event = notice else { return }
-                started.set()
-                while !removing.isSet { usleep(100) }
-                usleep(20_000)  // the remover is now waiting: the notification is still in progress
-            })
-            let victim = tracker.track(Recorder("victim") { notice in
-                if removed.isSet { violations.append("received \(notice) after removal returned") }
-            })
+            let slow = tracker.track(
+                Recorder("slow") { notice in
+                    guard case .event = notice else { return }
+                    started.set()
+                    while !removing.isSet { usleep(100) }
+                    usleep(20_000)  // the remover is now waiting: the notification is still in progress
+                })
+            let victim = tracker.track(
+                Recorder("victim") { notice in
+                    if removed.isSet { violations.append("received \(notice) after removal returned") }
+                })
             table.add(slow, owner: owner)
             table.add(victim, owner: victimOwner)
 
@@ -92,9 +102,10 @@ struct OrderTests {
             let owner = tracker.track(Owner())
             let late = tracker.track(Recorder("late"))
             withExtendedLifetime(owner) {
-                let adder = tracker.track(Recorder("adder") { notice in
-                    if case .event(1) = notice { table.add(late, owner: owner) }
-                })
+                let adder = tracker.track(
+                    Recorder("adder") { notice in
+                        if case .event(1) = notice { table.add(late, owner: owner) }
+                    })
                 table.add(adder, owner: owner)
                 table.notify(1)
                 table.notify(2)

@@ -1,8 +1,8 @@
-import TetherConcurrency
 import Foundation
 import OwnershipKit
 import Synchronization
 import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
 
@@ -11,7 +11,8 @@ import TetherTestingTraits
 @Suite("Concurrency stress", .loadsEveryCore, .onDedicatedThread)
 struct StressTests {
     static let threadCount = 8
-    static let operationsPerThread = ProcessInfo.processInfo.environment["TETHER_STRESS_OPS"].flatMap(Int.init) ?? 100_000
+    static let operationsPerThread =
+        ProcessInfo.processInfo.environment["TETHER_STRESS_OPS"].flatMap(Int.init) ?? 100_000
 
     @Test("8 threads add, remove, drop owners and notify at random: every invariant holds, nothing leaks")
     func randomOperations() {
@@ -39,7 +40,10 @@ struct StressTests {
         #expect(table.observerCount == 0)
         #expect(census.liveObservers == 0, "observers leaked")
         #expect(census.liveOwners == 0, "owners leaked")
-        #expect(census.endedWithoutStop.isEmpty, "\(census.endedWithoutStop.count) ended by removal yet never told, e.g. \(census.endedWithoutStop.prefix(5))")
+        #expect(
+            census.endedWithoutStop.isEmpty,
+            "\(census.endedWithoutStop.count) ended by removal yet never told, e.g. \(census.endedWithoutStop.prefix(5))"
+        )
     }
 }
 
@@ -61,7 +65,10 @@ final class Census: Sendable {
     func deferredEnd(_ observer: StressObserver) { deferred.withLock { $0.append(observer) } }
     /// Observers whose token was released last by a delivery; once everything is quiet, each must have been told.
     func checkDeferredEnds() -> [Int] {
-        let observers = deferred.withLock { list in defer { list.removeAll() }; return list }
+        let observers = deferred.withLock { list in
+            defer { list.removeAll() }
+            return list
+        }
         return observers.filter { $0.stopCount != 1 }.map(\.id)
     }
 
@@ -108,11 +115,14 @@ final class StressObserver: Sendable {
             break
         case .event(let post):
             census.deliveryCount.add(1, ordering: .relaxed)
-            if removed.load(ordering: .acquiring) { census.violation("observer \(id): event after its removal returned") }
+            if removed.load(ordering: .acquiring) {
+                census.violation("observer \(id): event after its removal returned")
+            }
             if ownerless.load(ordering: .acquiring) { census.violation("observer \(id): event after its owners died") }
             lastSequence.withLock { last in
                 if post.sequence <= last[post.poster] {
-                    census.violation("observer \(id): poster \(post.poster) #\(post.sequence) after #\(last[post.poster])")
+                    census.violation(
+                        "observer \(id): poster \(post.poster) #\(post.sequence) after #\(last[post.poster])")
                 }
                 last[post.poster] = post.sequence
             }

@@ -1,6 +1,6 @@
-import TetherConcurrency
 import OwnershipKit
 import Testing
+import TetherConcurrency
 import TetherTesting
 
 /// The observer kind the rule tests use: an existential, as `ResourceKit` and `LiveQueryKit` use theirs.

@@ -1,6 +1,6 @@
 import PersistenceKit
-import TetherConcurrency
 import Testing
+import TetherConcurrency
 
 @Suite("Change log entries and their publisher")
 struct ChangeLogEntryTests {
@@ -24,12 +24,18 @@ struct ChangeLogEntryTests {
         }
     }
 
-    @Test("The publisher hands each commit to the feed once, in order; commits missing from the log go as unknown changes")
+    @Test(
+        "The publisher hands each commit to the feed once, in order; commits missing from the log go as unknown changes"
+    )
     func publisher() {
         let feed = ChangeFeed()
         let published = PublishedCommits()
         let subscription = feed.subscribeInline(
-            { published.append($0.hasUnknownChanges ? "\($0.commits.lowerBound)...\($0.commits.upperBound)?" : "\($0.commits.upperBound)") },
+            {
+                published.append(
+                    $0.hasUnknownChanges
+                        ? "\($0.commits.lowerBound)...\($0.commits.upperBound)?" : "\($0.commits.upperBound)")
+            },
             finished: {})
         let publisher = ChangeLogPublisher(feed: feed, after: 3)
         func entry(_ commit: UInt64) -> ChangeLogEntry {
@@ -39,7 +45,9 @@ struct ChangeLogEntryTests {
         #expect(publisher.publish([5, 6].map(entry)) == .init(published: 1, missing: nil), "5 only once")
         #expect(publisher.publish([9, 10].map(entry)) == .init(published: 2, missing: 7...8))
         #expect(publisher.lastPublished == 10)
-        #expect(published.all == ["4", "5", "6", "7...8?", "9", "10"], "the missing commits as unknown changes, in their place")
+        #expect(
+            published.all == ["4", "5", "6", "7...8?", "9", "10"],
+            "the missing commits as unknown changes, in their place")
         subscription.cancel()
     }
 }

@@ -1,7 +1,7 @@
 import PersistenceKit
+import Testing
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 @Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(.minutes(1)), .leakChecked)
 struct InMemoryDocumentStoreTests {

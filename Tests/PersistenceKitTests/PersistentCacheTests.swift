@@ -2,8 +2,8 @@ import Foundation
 import InMemoryLogging
 import Logging
 import PersistenceKit
-import TetherConcurrency
 import Testing
+import TetherConcurrency
 import TetherTestingTraits
 
 @Suite("PersistentCache: a work queue of its own, in order, failures logged", .leakChecked)
@@ -12,7 +12,9 @@ struct PersistentCacheTests {
     func ordering() async {
         let storage = InMemoryEntityCache()
         let cache = PersistentCache(storage)
-        let entity = CachedEntity(body: Data("x".utf8), headers: [.init(name: "ETag", value: "\"1\"")], timestamp: Date(timeIntervalSince1970: 5))
+        let entity = CachedEntity(
+            body: Data("x".utf8), headers: [.init(name: "ETag", value: "\"1\"")],
+            timestamp: Date(timeIntervalSince1970: 5))
         cache.write(entity, forKey: "k")
         cache.updateTimestamp(Date(timeIntervalSince1970: 9), forKey: "k")
         #expect(await cache.read("k")?.timestamp == Date(timeIntervalSince1970: 9))
@@ -47,7 +49,8 @@ struct PersistentCacheTests {
         #expect(!lines.joined().contains("secret"))
     }
 
-    @Test("A cache that fails on every operation (a full disk) logs one warning per kind per interval, counting the rest")
+    @Test(
+        "A cache that fails on every operation (a full disk) logs one warning per kind per interval, counting the rest")
     func throttledWarnings() async {
         let logs = InMemoryLogHandler()
         let clock = LockedValue(ContinuousClock.now)
@@ -69,7 +72,9 @@ struct PersistentCacheTests {
 
     @Test("The key function can opt a resource out")
     func optOut() {
-        let cache = PersistentCache(InMemoryEntityCache()) { url in url.path.hasPrefix("/private") ? nil : url.absoluteString }
+        let cache = PersistentCache(InMemoryEntityCache()) { url in
+            url.path.hasPrefix("/private") ? nil : url.absoluteString
+        }
         #expect(cache.key(for: URL(string: "https://x.test/private/a")!) == nil)
         #expect(cache.key(for: URL(string: "https://x.test/public/a")!) != nil)
     }

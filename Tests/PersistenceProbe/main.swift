@@ -50,7 +50,10 @@ do {
             try await store.write { transaction in
                 for index in first..<(first + count) {
                     try transaction.upsert(
-                        ["_id": .string("d\(index)"), "n": .number(Double(index)), "pad": .string(String(repeating: "x", count: 200))],
+                        [
+                            "_id": .string("d\(index)"), "n": .number(Double(index)),
+                            "pad": .string(String(repeating: "x", count: 200)),
+                        ],
                         into: "items")
                 }
             }

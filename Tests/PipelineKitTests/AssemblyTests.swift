@@ -9,11 +9,11 @@ import RegistryKit
 import ResourceKit
 import SQLiteAdapter
 import ServiceLifecycle
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 import TransportConformance
 import TransportKit
 
@@ -32,7 +32,8 @@ struct AssemblyTests {
     func inMemoryService() async throws {
         let registry = PluginRegistry.standard
         registry.register(DecodableStagePlugin<[Item]>(type: "item-list"))
-        let configuration = try load("""
+        let configuration = try load(
+            """
             persistence: { type: memory }
             services:
               shop:
@@ -52,21 +53,22 @@ struct AssemblyTests {
                     stages: [{ type: item-list }]
             """, registry: registry)
         try await withPipeline(configuration) { pipeline, tracker in
-        let service = try pipeline.service(named: "shop")
-        let items = tracker.track(service.resource("/items"), "resource /items")
-        #expect(items.configuration().expirationTime == .seconds(5))
-        #expect(service.resource("/other").configuration().expirationTime == .seconds(45))
-        let outcome = await items.load().outcome
-        #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])
-        let transport = try #require(service.transport as? InMemoryTransport)
-        #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
+            let service = try pipeline.service(named: "shop")
+            let items = tracker.track(service.resource("/items"), "resource /items")
+            #expect(items.configuration().expirationTime == .seconds(5))
+            #expect(service.resource("/other").configuration().expirationTime == .seconds(45))
+            let outcome = await items.load().outcome
+            #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])
+            let transport = try #require(service.transport as? InMemoryTransport)
+            #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
         }
     }
 
     @Test("Retries from configuration wrap the transport")
     func retries() async throws {
         try await LoopbackHTTPServer.with { server in
-            let configuration = try load("""
+            let configuration = try load(
+                """
                 persistence: { type: memory }
                 services:
                   api:
@@ -81,7 +83,9 @@ struct AssemblyTests {
         }
     }
 
-    @Test("SQLite over real HTTP: a second pipeline on the same files shows the cached data first, then revalidates with a 304 — even on another port, with relative keys")
+    @Test(
+        "SQLite over real HTTP: a second pipeline on the same files shows the cached data first, then revalidates with a 304 — even on another port, with relative keys"
+    )
     func persistentCacheAcrossPipelines() async throws {
         try await withTemporaryDirectory { directory in
             let yaml = { (base: URL) in
@@ -95,7 +99,8 @@ struct AssemblyTests {
                 """
             }
             try await LoopbackHTTPServer.with { server in
-                let pipeline = try AssembledPipeline.assembleQuietly(try load(yaml(server.baseURL), baseDirectory: directory))
+                let pipeline = try AssembledPipeline.assembleQuietly(
+                    try load(yaml(server.baseURL), baseDirectory: directory))
                 let outcome = await (try pipeline.service(named: "api")).resource("/etag/v7").load().outcome
                 #expect(outcome.entity?.typedContent(as: String.self) == "version v7")
                 await pipeline.persistentCache?.flush()
@@ -103,7 +108,8 @@ struct AssemblyTests {
             }
             #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("cache.sqlite").path))
             try await LoopbackHTTPServer.with { server in
-                let pipeline = try AssembledPipeline.assembleQuietly(try load(yaml(server.baseURL), baseDirectory: directory))
+                let pipeline = try AssembledPipeline.assembleQuietly(
+                    try load(yaml(server.baseURL), baseDirectory: directory))
                 let resource = try pipeline.service(named: "api").resource("/etag/v7")
                 let events = LockedValue<[ResourceEvent]>([])
                 let owner = Owner()
@@ -121,7 +127,8 @@ struct AssemblyTests {
 
     @Test("Configured live queries deliver with their policy; next-signal holds until signalled")
     func liveQueries() async throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             persistence: { type: memory }
             live_queries:
               - name: abc
@@ -135,38 +142,39 @@ struct AssemblyTests {
                 delivery: { type: deliver-on-queue, queue: tests }
             """)
         try await withPipeline(configuration) { pipeline, tracker in
-        let items = pipeline.store.collection("items")
-        _ = try await items.upsert(["_id": "1", "store_id": "abc123", "name": "b"])
-        _ = try await items.upsert(["_id": "2", "store_id": "other", "name": "a"])
+            let items = pipeline.store.collection("items")
+            _ = try await items.upsert(["_id": "1", "store_id": "abc123", "name": "b"])
+            _ = try await items.upsert(["_id": "2", "store_id": "other", "name": "a"])
 
-        let held = LockedValue<[[String]]>([])
-        let signals = LockedValue<[SignalNext]>([])
-        let abc = try pipeline.liveQuery(named: "abc").observe { documents, _, signalNext in
-            held.withLock { $0.append(documents.map(\.id)) }
-            signals.withLock { $0.append(signalNext) }
-        }
-        let everything = LockedValue<[Int]>([])
-        let all = try pipeline.liveQuery(named: "all").observe { documents, _, _ in
-            everything.withLock { $0.append(documents.count) }
-        }
-        try await waitUntil { held.withLock { $0 } == [["1"]] && everything.withLock { $0.last } == 2 }
-        _ = try await items.upsert(["_id": "3", "store_id": "abc123", "name": "a"])
-        _ = try await items.upsert(["_id": "4", "store_id": "abc123", "name": "c"])
-        try await waitUntil { everything.withLock { $0.last } == 4 }
-        #expect(held.withLock { $0 } == [["1"]], "nothing more until signalNext")
-        signals.withLock { $0.removeFirst() }()
-        try await waitUntil { held.withLock { $0.count } == 2 }
-        #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
-        await abc.stop()
-        await all.stop()
-        tracker.track(abc, "live query abc")
-        tracker.track(all, "live query all")
+            let held = LockedValue<[[String]]>([])
+            let signals = LockedValue<[SignalNext]>([])
+            let abc = try pipeline.liveQuery(named: "abc").observe { documents, _, signalNext in
+                held.withLock { $0.append(documents.map(\.id)) }
+                signals.withLock { $0.append(signalNext) }
+            }
+            let everything = LockedValue<[Int]>([])
+            let all = try pipeline.liveQuery(named: "all").observe { documents, _, _ in
+                everything.withLock { $0.append(documents.count) }
+            }
+            try await waitUntil { held.withLock { $0 } == [["1"]] && everything.withLock { $0.last } == 2 }
+            _ = try await items.upsert(["_id": "3", "store_id": "abc123", "name": "a"])
+            _ = try await items.upsert(["_id": "4", "store_id": "abc123", "name": "c"])
+            try await waitUntil { everything.withLock { $0.last } == 4 }
+            #expect(held.withLock { $0 } == [["1"]], "nothing more until signalNext")
+            signals.withLock { $0.removeFirst() }()
+            try await waitUntil { held.withLock { $0.count } == 2 }
+            #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
+            await abc.stop()
+            await all.stop()
+            tracker.track(abc, "live query abc")
+            tracker.track(all, "live query all")
         }
     }
 
     @Test("Memory pressure lets go of unobserved resources in every service, and keeps observed ones")
     func memoryPressure() async throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             persistence: { type: memory }
             memory_pressure: { source: { type: manual } }
             services:
@@ -174,17 +182,21 @@ struct AssemblyTests {
               b: { base_url: "https://b.example", transport: { type: in-memory } }
             """)
         try await withPipeline(configuration) { pipeline, _ in
-        let owner = Owner()
-        let a = try pipeline.service(named: "a"), b = try pipeline.service(named: "b")
-        a.resource("/kept").addObserver(owner: owner) { _, _ in }
-        for index in 0..<10 { _ = a.resource("/\(index)"); _ = b.resource("/\(index)") }
-        #expect(a.cachedResourceCount + b.cachedResourceCount == 21)
-        #expect(pipeline.simulateMemoryPressure() == 20)
-        #expect(a.cachedResourceCount == 1)
-        #expect(pipeline.memoryPressureStatistics.events == 1)
-        #expect(pipeline.memoryPressureStatistics.resourcesReleased == 20)
-        #expect(pipeline.memoryPressureSource.name == "manual")
-        withExtendedLifetime(owner) {}
+            let owner = Owner()
+            let a = try pipeline.service(named: "a")
+            let b = try pipeline.service(named: "b")
+            a.resource("/kept").addObserver(owner: owner) { _, _ in }
+            for index in 0..<10 {
+                _ = a.resource("/\(index)")
+                _ = b.resource("/\(index)")
+            }
+            #expect(a.cachedResourceCount + b.cachedResourceCount == 21)
+            #expect(pipeline.simulateMemoryPressure() == 20)
+            #expect(a.cachedResourceCount == 1)
+            #expect(pipeline.memoryPressureStatistics.events == 1)
+            #expect(pipeline.memoryPressureStatistics.resourcesReleased == 20)
+            #expect(pipeline.memoryPressureSource.name == "manual")
+            withExtendedLifetime(owner) {}
         }
     }
 
@@ -216,7 +228,9 @@ struct AssemblyTests {
         }
     }
 
-    @Test("shutdown() without a service group: parts shut down in reverse, the database last; a second call, or one after the group, shuts nothing down twice")
+    @Test(
+        "shutdown() without a service group: parts shut down in reverse, the database last; a second call, or one after the group, shuts nothing down twice"
+    )
     func shutdownWithoutGroup() async throws {
         try await withTemporaryDirectory { directory in
             let (configuration, order) = try recordingConfiguration(in: directory)
@@ -241,10 +255,13 @@ struct AssemblyTests {
         }
     }
 
-    @Test("follow_other_processes: a live query in the pipeline hears another writer of the SQLite file; shutdown stops the follower and closes the file")
+    @Test(
+        "follow_other_processes: a live query in the pipeline hears another writer of the SQLite file; shutdown stops the follower and closes the file"
+    )
     func followsOtherProcesses() async throws {
         try await withTemporaryDirectory { directory in
-            let configuration = try load("""
+            let configuration = try load(
+                """
                 persistence: { type: sqlite, store_path: store.sqlite, cache_path: null, follow_other_processes: true, follow_interval: 5ms }
                 """, baseDirectory: directory)
             let pipeline = try AssembledPipeline.assembleQuietly(configuration)
@@ -260,7 +277,9 @@ struct AssemblyTests {
             }
             try await pipeline.serviceGroup(running: app, logger: Logger(label: "test")).run()
             #expect(delivered.withLock { $0 } == 20)
-            await #expect(throws: PersistenceError.self) { _ = try await pipeline.store.collection("items").upsert(["_id": "late"]) }
+            await #expect(throws: PersistenceError.self) {
+                _ = try await pipeline.store.collection("items").upsert(["_id": "late"])
+            }
             try other.close()
         }
     }
@@ -271,7 +290,8 @@ struct AssemblyTests {
         let registry = PluginRegistry.standard
         registry.register(RecordingTransportPlugin(order: order))
         registry.register(RecordingSQLitePlugin(order: order))
-        let configuration = try load("""
+        let configuration = try load(
+            """
             persistence: { type: recording-sqlite, store_path: store.sqlite, cache_path: null }
             memory_pressure: { source: { type: manual } }
             services:
@@ -287,9 +307,11 @@ struct AssemblyTests {
         var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
         func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws -> TransportComponent {
             let order = order
-            return TransportComponent(InMemoryTransport(), lifecycle: ShutdownAction("recording transport") {
-                order.withLock { $0.append("transport shut down") }
-            })
+            return TransportComponent(
+                InMemoryTransport(),
+                lifecycle: ShutdownAction("recording transport") {
+                    order.withLock { $0.append("transport shut down") }
+                })
         }
     }
 
@@ -298,7 +320,8 @@ struct AssemblyTests {
         let type = "recording-sqlite"
         let order: LockedValue<[String]>
         var defaultSettings: SQLitePersistencePlugin.Settings { .init() }
-        func make(_ settings: SQLitePersistencePlugin.Settings, context: AssemblyContext) throws -> PersistenceComponent {
+        func make(_ settings: SQLitePersistencePlugin.Settings, context: AssemblyContext) throws -> PersistenceComponent
+        {
             var component = try SQLitePersistencePlugin().make(settings, context: context)
             let closer = component.lifecycle
             let order = order

@@ -10,7 +10,8 @@ import TetherTestingTraits
 struct BadConfigurationTests {
     @Test("A YAML syntax error gives its line and column")
     func syntax() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 base_url: [http://a
@@ -23,30 +24,42 @@ struct BadConfigurationTests {
         #expect(found.first?.message.hasPrefix("YAML syntax:") == true)
     }
 
-    @Test("Layout mistakes are named as such: a tab says tab and where, a misaligned key says indentation and by how much")
+    @Test(
+        "Layout mistakes are named as such: a tab says tab and where, a misaligned key says indentation and by how much"
+    )
     func layout() {
         let tab = issues("services:\n  demo:\n\tbase_url: http://a.example\n")
         #expect(tab.count == 1)
         #expect(tab.first?.line == 3)
-        #expect(tab.first?.message.contains("line 3 is indented with a tab (column 1): YAML indents with spaces only") == true, "\(tab)")
-        let misaligned = issues("services:\n  demo:\n    base_url: http://a.example\n   transport: { type: in-memory }\n")
+        #expect(
+            tab.first?.message.contains("line 3 is indented with a tab (column 1): YAML indents with spaces only")
+                == true, "\(tab)")
+        let misaligned = issues(
+            "services:\n  demo:\n    base_url: http://a.example\n   transport: { type: in-memory }\n")
         #expect(misaligned.count == 1)
         #expect(misaligned.first?.line == 4)
-        #expect(misaligned.first?.message.contains("check the indentation: line 4 is indented 3 spaces, the line before it 4") == true, "\(misaligned)")
+        #expect(
+            misaligned.first?.message.contains(
+                "check the indentation: line 4 is indented 3 spaces, the line before it 4") == true, "\(misaligned)")
         let fine = issues("services:\n  demo:\n    base_url: [http://a\n")
-        #expect(fine.first?.message.contains("indent") == false, "no layout hint where layout is not the problem: \(fine)")
+        #expect(
+            fine.first?.message.contains("indent") == false, "no layout hint where layout is not the problem: \(fine)")
     }
 
     @Test("Settings where a part takes none: the message says so, instead of listing no keys")
     func noSettings() {
-        let found = issues("persistence: { type: memory, bogus: 1 }\nmemory_pressure: { source: { type: manual, foo: 1 } }\n")
+        let found = issues(
+            "persistence: { type: memory, bogus: 1 }\nmemory_pressure: { source: { type: manual, foo: 1 } }\n")
         #expect(found.map(\.path) == ["persistence.bogus", "memory_pressure.source.foo"])
-        #expect(found.allSatisfy { $0.message == "unknown key; this part takes no settings besides 'type'" }, "\(found)")
+        #expect(
+            found.allSatisfy { $0.message == "unknown key; this part takes no settings besides 'type'" }, "\(found)")
     }
 
-    @Test("A live query's name used twice points at the second name; a bad sort path is refused at load, at its element")
+    @Test(
+        "A live query's name used twice points at the second name; a bad sort path is refused at load, at its element")
     func liveQueryNamesAndSorts() {
-        let found = issues("""
+        let found = issues(
+            """
             live_queries:
               - { name: a, collection: items, query: "x == 1" }
               - name: a
@@ -55,7 +68,8 @@ struct BadConfigurationTests {
             """)
         #expect(found.map(\.path) == ["live_queries[1].name", "live_queries[1].sort[1]"], "\(found)")
         #expect(found.map(\.line) == [3, 5])
-        #expect(found.first?.message == "the name 'a' is already used by live_queries[0]; each live query needs its own")
+        #expect(
+            found.first?.message == "the name 'a' is already used by live_queries[0]; each live query needs its own")
         #expect(found.last?.message.hasPrefix("'-..bad' is not a sort field path") == true)
     }
 
@@ -96,7 +110,8 @@ struct BadConfigurationTests {
 
     @Test("A duplicate key is a syntax error at the duplicate's line, naming the first")
     func duplicateKey() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 base_url: http://a.example
@@ -112,7 +127,8 @@ struct BadConfigurationTests {
 
     @Test("An unknown type: lists the known ones, with a did-you-mean")
     func unknownType() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 base_url: http://localhost:8080
@@ -131,7 +147,8 @@ struct BadConfigurationTests {
 
     @Test("An unknown key: its path, its line, and a did-you-mean")
     func unknownKey() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 base_url: http://localhost:8080
@@ -156,7 +173,8 @@ struct BadConfigurationTests {
 
     @Test("An unknown key inside a plugin's settings is reported by the plugin's settings")
     func unknownPluginKey() {
-        let found = issues("""
+        let found = issues(
+            """
             persistence:
               type: sqlite
               store_pth: x.sqlite
@@ -168,7 +186,8 @@ struct BadConfigurationTests {
 
     @Test("A value of the wrong type: what was expected and what was found")
     func wrongType() {
-        let found = issues("""
+        let found = issues(
+            """
             memory_pressure:
               count_limit: lots
             services:
@@ -188,7 +207,8 @@ struct BadConfigurationTests {
 
     @Test("Out-of-range values: a negative timeout, a zero limit, a jitter above 1, a bad duration")
     func outOfRange() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 base_url: http://localhost:1
@@ -214,7 +234,8 @@ struct BadConfigurationTests {
 
     @Test("A sensitive header name that is not a header field name is refused at its line")
     func badSensitiveHeader() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 sensitive_headers: [X-Fine, "X Secret:"]
@@ -226,14 +247,18 @@ struct BadConfigurationTests {
 
     @Test("Invalid base URLs, each with its reason")
     func invalidBaseURL() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               a: { base_url: "not a url" }
               b: { base_url: "ftp://files.example.com" }
               c: { base_url: "http://" }
               d: { base_url: "https://api.example.com/v1?x=1" }
             """)
-        #expect(found.map(\.path) == ["services.a.base_url", "services.b.base_url", "services.c.base_url", "services.d.base_url"])
+        #expect(
+            found.map(\.path) == [
+                "services.a.base_url", "services.b.base_url", "services.c.base_url", "services.d.base_url",
+            ])
         #expect(found.map(\.line) == [2, 3, 4, 5])
         #expect(found[0].message.hasPrefix("not a URL"))
         #expect(found[1].message.contains("must use http or https"))
@@ -254,7 +279,8 @@ struct BadConfigurationTests {
 
     @Test("A missing required key, at its mapping's line")
     func missingKey() {
-        let found = issues("""
+        let found = issues(
+            """
             live_queries:
               - name: abc
                 query: "store_id == 'abc'"
@@ -275,7 +301,8 @@ struct BadConfigurationTests {
 
     @Test("A bad live query points at the column inside the query")
     func badQuery() {
-        let found = issues("""
+        let found = issues(
+            """
             live_queries:
               - name: abc
                 collection: items
@@ -306,7 +333,8 @@ struct BadConfigurationTests {
 
     @Test("Every problem in a file is reported in one run, in file order")
     func manyProblems() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo:
                 transport: { type: curl }
@@ -322,7 +350,8 @@ struct BadConfigurationTests {
 
     @Test("A key that is a list or a mapping is reported at its line, not silently dropped with its settings")
     func complexKeys() {
-        let found = issues("""
+        let found = issues(
+            """
             services:
               demo: {}
               [other]: { base_url: "https://example.com" }
@@ -337,7 +366,8 @@ struct BadConfigurationTests {
 
     @Test("A number YAML reads in base 60 that overflows 64 bits is refused at its line, not a crash (a fuzzer's find)")
     func baseSixtyOverflow() throws {
-        let found = issues("""
+        let found = issues(
+            """
             live_queries:
               - { name: q, collection: Op, sort: [-a], limit: 388888888888888888:8888888888888:8888888888888:8 }
             services:
@@ -346,7 +376,8 @@ struct BadConfigurationTests {
         #expect(found.map(\.line) == [2, 4], "\(found)")
         #expect(found.first?.message.contains("too large a number: YAML reads a:b:c as base 60") == true)
         // Within 64 bits base 60 still reads as YAML says (1:30 is 90 — refused here as a status, but not a crash).
-        #expect(issues("services: { demo: { retry: { statuses: [1:30] } } }").first?.message.contains("base 60") == false)
+        #expect(
+            issues("services: { demo: { retry: { statuses: [1:30] } } }").first?.message.contains("base 60") == false)
     }
 
     @Test("A NUL or another control character is located by line and column")
@@ -387,7 +418,8 @@ struct BadConfigurationTests {
                 _ = try loader.load(file: binary.path)
                 Issue.record("a binary file loaded")
             } catch let error as ConfigurationError {
-                #expect(error.issues.first?.message.hasPrefix("the file is not UTF-8 text (byte 25") == true, "\(error)")
+                #expect(
+                    error.issues.first?.message.hasPrefix("the file is not UTF-8 text (byte 25") == true, "\(error)")
                 #expect(error.issues.first?.line == 3)
                 #expect(error.issues.first?.column == 4)
             }
@@ -407,7 +439,8 @@ struct BadConfigurationTests {
     @Test("A part that cannot be made fails assembly at its line, and stops nothing already stored")
     func assemblyFailure() async throws {
         try await withTemporaryDirectory { directory in
-            let configuration = try load("""
+            let configuration = try load(
+                """
                 persistence:
                   type: sqlite
                   store_path: no-such-folder/store.sqlite
@@ -424,16 +457,22 @@ struct BadConfigurationTests {
         }
     }
 
-    @Test("store_path and cache_path naming one file — written two ways, through a symbolic link, or a hard link — fail assembly, and the file is untouched")
+    @Test(
+        "store_path and cache_path naming one file — written two ways, through a symbolic link, or a hard link — fail assembly, and the file is untouched"
+    )
     func sameFile() async throws {
         try await withTemporaryDirectory { directory in
-            try FileManager.default.createDirectory(at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: directory.appendingPathComponent("data"), withIntermediateDirectories: true)
             let store = directory.appendingPathComponent("data/x.sqlite").path
             try Data("not yet a database".utf8).write(to: URL(fileURLWithPath: store))
-            try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("link.sqlite").path, withDestinationPath: store)
-            try FileManager.default.linkItem(atPath: store, toPath: directory.appendingPathComponent("hard.sqlite").path)
+            try FileManager.default.createSymbolicLink(
+                atPath: directory.appendingPathComponent("link.sqlite").path, withDestinationPath: store)
+            try FileManager.default.linkItem(
+                atPath: store, toPath: directory.appendingPathComponent("hard.sqlite").path)
             for cachePath in ["./data/x.sqlite", "data/../data/x.sqlite", "link.sqlite", "hard.sqlite"] {
-                let configuration = try load("""
+                let configuration = try load(
+                    """
                     persistence:
                       type: sqlite
                       store_path: data/x.sqlite

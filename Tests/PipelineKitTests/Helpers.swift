@@ -1,10 +1,10 @@
 import Foundation
-import PipelineKit
 import Logging
+import PipelineKit
 import PipelinePlugins
 import ResourceKit
-import TetherTesting
 import Testing
+import TetherTesting
 
 /// Loads `yaml` with the standard plugins (and `registry` changes), or returns the error.
 func load(
@@ -30,7 +30,8 @@ func issues(
 
 /// A fresh folder, removed after `body`.
 func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tether-pipeline-" + UUID().uuidString)
+    let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+        "tether-pipeline-" + UUID().uuidString)
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: url) }
     return try await body(url)
@@ -62,7 +63,10 @@ func withPipeline<T>(
 extension AssembledPipeline {
     /// Assembles with a logger that prints nothing: the parts' notices about the test's own configuration (a PSI
     /// file that polls, persistence left in memory) are not test output. A test about a log line passes its own.
-    static func assembleQuietly(_ configuration: PipelineConfiguration) throws(ConfigurationError) -> AssembledPipeline {
-        try assemble(configuration, defaults: Defaults(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })))
+    static func assembleQuietly(_ configuration: PipelineConfiguration) throws(ConfigurationError) -> AssembledPipeline
+    {
+        try assemble(
+            configuration, defaults: Defaults(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        )
     }
 }

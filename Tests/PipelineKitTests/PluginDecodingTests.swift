@@ -2,8 +2,8 @@ import Foundation
 import PipelineKit
 import PipelinePlugins
 import RegistryKit
-import TetherJSON
 import Testing
+import TetherJSON
 import TetherTestingTraits
 import TransportKit
 
@@ -45,7 +45,8 @@ struct PluginDecodingTests {
 
     @Test("A service with every key")
     func fullService() throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             services:
               api:
                 base_url: https://api.example.com/v1
@@ -100,16 +101,19 @@ struct PluginDecodingTests {
 
     @Test("Persistence: sqlite with its settings, memory, and the default")
     func persistence() throws {
-        let sqlite = try load("""
+        let sqlite = try load(
+            """
             persistence: { type: sqlite, store_path: a.sqlite, cache_path: null, busy_timeout: 0, max_readers: 2, integrity_check_on_open: false }
             """)
         #expect(sqlite.persistence?.type == "sqlite")
         #expect(try load("persistence: { type: memory }").persistence?.type == "memory")
         #expect(try load("persistence: { type: memory }", registry: .core).persistence?.type == "memory")
         #expect(try load("", registry: .core).persistence?.type == "memory")
-        #expect(issues("persistence: { type: sqlite, store_path: a.sqlite, cache_path: a.sqlite }").first?.message
-            == "the cache needs a file of its own (both are 'a.sqlite')")
-        #expect(issues("persistence: { type: sqlite, max_readers: 0 }").first?.message == "must be at least 1 (found 0)")
+        #expect(
+            issues("persistence: { type: sqlite, store_path: a.sqlite, cache_path: a.sqlite }").first?.message
+                == "the cache needs a file of its own (both are 'a.sqlite')")
+        #expect(
+            issues("persistence: { type: sqlite, max_readers: 0 }").first?.message == "must be at least 1 (found 0)")
     }
 
     @Test("Memory pressure: each source with its settings")
@@ -124,16 +128,22 @@ struct PluginDecodingTests {
             #expect(configuration.memoryPressure.countLimit == 10)
             #expect(configuration.memoryPressure.source.map { source.contains($0.type) } == true)
         }
-        #expect(issues("memory_pressure: { source: { type: linux-psi, window: 30s } }").first?.message
-            == "the kernel accepts a window of 500ms to 10s (found 30.0 seconds)")
-        #expect(issues("memory_pressure: { source: { type: resident-limit, resident: 1GB, cgroup_fraction: 0.5 } }").first?.message
-            == "give either 'resident' or 'cgroup_fraction', not both")
-        #expect(issues("memory_pressure: { source: { type: resident-limit, resident: lots } }").first?.message.hasPrefix("not a size") == true)
+        #expect(
+            issues("memory_pressure: { source: { type: linux-psi, window: 30s } }").first?.message
+                == "the kernel accepts a window of 500ms to 10s (found 30.0 seconds)")
+        #expect(
+            issues("memory_pressure: { source: { type: resident-limit, resident: 1GB, cgroup_fraction: 0.5 } }").first?
+                .message
+                == "give either 'resident' or 'cgroup_fraction', not both")
+        #expect(
+            issues("memory_pressure: { source: { type: resident-limit, resident: lots } }").first?.message.hasPrefix(
+                "not a size") == true)
     }
 
     @Test("Delivery: each policy, a shared queue, and per-query overrides")
     func delivery() throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             persistence: { type: memory }
             delivery:
               default: { type: deliver-on-queue, queue: ui }
@@ -155,7 +165,8 @@ struct PluginDecodingTests {
 
     @Test("Live queries: sort, limit, offset and args")
     func liveQueries() throws {
-        let configuration = try load("""
+        let configuration = try load(
+            """
             live_queries:
               - name: cheap
                 collection: items
@@ -170,9 +181,12 @@ struct PluginDecodingTests {
         #expect(query.sort == ["name", "-price"])
         #expect(query.limit == 5)
         #expect(query.offset == 1)
-        #expect(issues("live_queries: [{ name: a, collection: items, limit: 0 }]").first?.message == "must be at least 1 (found 0)")
-        #expect(issues("live_queries: [{ name: a, collection: items }, { name: a, collection: items }]").first?.message
-            == "the name 'a' is already used by live_queries[0]; each live query needs its own")
+        #expect(
+            issues("live_queries: [{ name: a, collection: items, limit: 0 }]").first?.message
+                == "must be at least 1 (found 0)")
+        #expect(
+            issues("live_queries: [{ name: a, collection: items }, { name: a, collection: items }]").first?.message
+                == "the name 'a' is already used by live_queries[0]; each live query needs its own")
     }
 
     @Test("Environment overrides replace the base URL and the file paths")
@@ -183,10 +197,12 @@ struct PluginDecodingTests {
               demo-two: { base_url: "http://localhost:2" }
             persistence: { type: sqlite, store_path: a.sqlite, cache_path: b.sqlite }
             """
-        let overridden = try load(yaml, environment: [
-            "TETHER_BASE_URL": "http://everyone.example", "TETHER_DEMO_TWO_BASE_URL": "http://two.example",
-            "TETHER_STORE_PATH": "/tmp/s.sqlite", "TETHER_CACHE_PATH": "",
-        ])
+        let overridden = try load(
+            yaml,
+            environment: [
+                "TETHER_BASE_URL": "http://everyone.example", "TETHER_DEMO_TWO_BASE_URL": "http://two.example",
+                "TETHER_STORE_PATH": "/tmp/s.sqlite", "TETHER_CACHE_PATH": "",
+            ])
         #expect(overridden.service(named: "demo")?.baseURL == "http://everyone.example")
         #expect(overridden.service(named: "demo-two")?.baseURL == "http://two.example")
         #expect(EnvironmentOverrides.baseURLVariable(forService: "demo-two") == "TETHER_DEMO_TWO_BASE_URL")
@@ -217,8 +233,9 @@ struct PluginDecodingTests {
         #expect(DurationSetting.parse("-1e300s") == nil)
         #expect(DurationSetting.parse("infs") == nil)
         #expect(DurationSetting.parse("101000000m") == nil)
-        #expect(issues("services: { demo: { retry: { max_backoff: 1e300h }, expiry: 1e300 } }").map(\.path)
-            == ["services.demo.retry.max_backoff", "services.demo.expiry"])
+        #expect(
+            issues("services: { demo: { retry: { max_backoff: 1e300h }, expiry: 1e300 } }").map(\.path)
+                == ["services.demo.retry.max_backoff", "services.demo.expiry"])
         #expect(ByteCountSetting.parse("512MB") == 512_000_000)
         #expect(ByteCountSetting.parse("2GiB") == 2 << 30)
         #expect(ByteCountSetting.parse("100 B") == 100)

@@ -55,7 +55,9 @@ struct YAMLLimitTests {
     func bombInAKey() throws {
         var yaml = "k0: &k0 [a, a, a, a, a, a, a, a, a, a]\n"
         for level in 1...7 {
-            yaml += "k\(level): &k\(level) [" + Array(repeating: "*k\(level - 1)", count: 10).joined(separator: ", ") + "]\n"
+            yaml +=
+                "k\(level): &k\(level) [" + Array(repeating: "*k\(level - 1)", count: 10).joined(separator: ", ")
+                + "]\n"
         }
         yaml += "? *k7\n: value\n"
         let found = issues(yaml)

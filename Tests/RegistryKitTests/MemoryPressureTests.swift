@@ -1,9 +1,9 @@
-import TetherConcurrency
 import Foundation
 import InMemoryLogging
 import Logging
 import RegistryKit
 import Testing
+import TetherConcurrency
 
 /// Runs `source` for `milliseconds`, collecting its events.
 func events(of source: any MemoryPressureSource, for milliseconds: Int) async -> [MemoryPressureEvent] {
@@ -22,7 +22,8 @@ final class Fixture {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("tether-\(UUID().uuidString)")
         for (path, text) in files {
             let url = root.appendingPathComponent(path)
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try text.write(to: url, atomically: true, encoding: .utf8)
         }
     }
@@ -86,7 +87,10 @@ struct MemoryPressureTests {
 
     @Test("PSI polling reports pressure when avg10 reaches the threshold, critical at twice it")
     func psiPolling() async throws {
-        let fixture = try Fixture(["memory": "some avg10=15.00 avg60=3.00 avg300=1.00 total=99\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=9\n"])
+        let fixture = try Fixture([
+            "memory":
+                "some avg10=15.00 avg60=3.00 avg300=1.00 total=99\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=9\n"
+        ])
         let configuration = PSIMemoryPressureSource.Configuration(
             path: fixture.path("memory"), usesTrigger: false, pollingInterval: .milliseconds(10), avg10Threshold: 10)
         let source = PSIMemoryPressureSource(configuration: configuration)
@@ -124,7 +128,8 @@ struct MemoryPressureTests {
 
     @Test("Resident set above the limit is pressure; below it is not")
     func residentLimit() async {
-        let over = ResidentMemoryPressureSource(configuration: .init(limit: .residentBytes(1), interval: .milliseconds(10)))
+        let over = ResidentMemoryPressureSource(
+            configuration: .init(limit: .residentBytes(1), interval: .milliseconds(10)))
         let seen = await events(of: over, for: 80)
         #expect(!seen.isEmpty)
         #expect(seen.first?.level == .critical)
@@ -147,7 +152,9 @@ struct MemoryPressureTests {
             configuration: .init(
                 limit: .cgroupFraction(0.8), interval: .milliseconds(10), procRoot: limited.path("proc"),
                 cgroupRoot: limited.path("cgroup")))
-        #expect(try source.read().get() == .init(used: 900, limit: 800, source: limited.path("cgroup/app") + "/memory.{current,max}"))
+        #expect(
+            try source.read().get()
+                == .init(used: 900, limit: 800, source: limited.path("cgroup/app") + "/memory.{current,max}"))
         #expect(await events(of: source, for: 60).first?.level == .critical)
 
         let unlimited = try Fixture([
@@ -172,7 +179,8 @@ struct MemoryPressureTests {
             "cgroup/memory/app/memory.usage_in_bytes": "600\n", "cgroup/memory/app/memory.limit_in_bytes": "1000\n",
         ])
         let source = ResidentMemoryPressureSource(
-            configuration: .init(limit: .cgroupFraction(0.5), procRoot: fixture.path("proc"), cgroupRoot: fixture.path("cgroup")))
+            configuration: .init(
+                limit: .cgroupFraction(0.5), procRoot: fixture.path("proc"), cgroupRoot: fixture.path("cgroup")))
         let reading = try source.read().get()
         #expect(reading.used == 600)
         #expect(reading.limit == 500)
@@ -180,14 +188,16 @@ struct MemoryPressureTests {
 
     @Test("Bad settings and missing files are reported with what was wrong and where")
     func badInputs() throws {
-        let nowhere = ResidentMemoryPressureSource(configuration: .init(limit: .residentBytes(1), procRoot: "/nonexistent"))
+        let nowhere = ResidentMemoryPressureSource(
+            configuration: .init(limit: .residentBytes(1), procRoot: "/nonexistent"))
         #expect(throws: ResidentMemoryPressureSource.ReadingFailure.self) { try nowhere.read().get() }
         #expect("\(nowhere.read())".contains("/nonexistent/self/statm"))
         let fraction = ResidentMemoryPressureSource(configuration: .init(limit: .cgroupFraction(1.5)))
         #expect("\(fraction.read())".contains("(0, 1]"))
         let noCgroup = try Fixture(["proc/self/cgroup": "3:cpu:/x\n"])
         let missing = ResidentMemoryPressureSource(
-            configuration: .init(limit: .cgroupFraction(0.9), procRoot: noCgroup.path("proc"), cgroupRoot: noCgroup.path("cgroup")))
+            configuration: .init(
+                limit: .cgroupFraction(0.9), procRoot: noCgroup.path("proc"), cgroupRoot: noCgroup.path("cgroup")))
         #expect("\(missing.read())".contains("no memory cgroup"))
     }
 }

@@ -1,9 +1,9 @@
-import TetherConcurrency
 import Foundation
 import RegistryKit
 import Synchronization
-import TetherTesting
 import Testing
+import TetherConcurrency
+import TetherTesting
 import TetherTestingTraits
 
 /// An instance with a serial number (addresses are reused, serial numbers are not) and a per-key census.

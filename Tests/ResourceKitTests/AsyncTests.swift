@@ -1,8 +1,8 @@
 import Foundation
 import ResourceKit
+import Testing
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 @Suite("Resource: async forms", .leakChecked)
 struct AsyncTests {

@@ -1,9 +1,9 @@
-import TetherConcurrency
 import Foundation
 import ResourceKit
+import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 @Suite("Resource: 8 threads at once", .leakChecked)
 struct ConcurrencyTests {

@@ -3,10 +3,10 @@ import Dispatch
 import Foundation
 import OwnershipKit
 import ResourceKit
+import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// How an observer is attached, for the matrix.
 enum Flavour: String, CaseIterable, Sendable, CustomTestStringConvertible {
@@ -60,7 +60,7 @@ final class WatchedObserver: ResourceObserver {
             resource.addObserver(owner: owner, delivery: policy) { [self] resource, event in
                 resourceChanged(resource, event: event)
             }
-            // A closure observer has no stoppedObserving: count the observer's end through the owner's token.
+        // A closure observer has no stoppedObserving: count the observer's end through the owner's token.
         case .token:
             owner.token.withLock { $0 = resource.observe(self, delivery: policy) }
         }
@@ -80,7 +80,9 @@ final class TokenHolder: Sendable {
 /// waits, while the handler runs}: no call once the owner's deinit has begun, and the observation ends.
 @Suite("Resource observers: ownership holds at the moment of delivery", .leakChecked, .onDedicatedThread)
 struct ResourceDeliveryMomentTests {
-    @Test("The owner dies while an event waits on the queue: the event is dropped, stoppedObserving once", arguments: Flavour.allCases)
+    @Test(
+        "The owner dies while an event waits on the queue: the event is dropped, stoppedObserving once",
+        arguments: Flavour.allCases)
     func ownerDiesWhileEventWaits(flavour: Flavour) throws {
         let fixture = Fixture()
         let resource = fixture.service.resource("/items")

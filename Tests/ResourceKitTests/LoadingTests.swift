@@ -1,9 +1,9 @@
 import Foundation
 import PersistenceKit
 import ResourceKit
+import Testing
 import TetherTesting
 import TetherTestingTraits
-import Testing
 import TransportKit
 
 @Suite("Resource: loading, expiry, revalidation", .leakChecked)
@@ -13,7 +13,9 @@ struct LoadingTests {
         try await withFixture { fixture in
             fixture.route(
                 "/items",
-                .json(#"{"items": [1, 2]}"#, headers: ["etag": "\"v1\"", "Content-Type": "application/json; charset=utf-8"]))
+                .json(
+                    #"{"items": [1, 2]}"#,
+                    headers: ["etag": "\"v1\"", "Content-Type": "application/json; charset=utf-8"]))
             let items = fixture.service.resource("/items")
             let log = EventLog()
             let owner = Owner()
@@ -21,10 +23,11 @@ struct LoadingTests {
 
             let outcome = await items.load().outcome
             #expect(outcome.entity != nil)
-            #expect(log.log == [
-                .init(event: .observerAdded, isLoading: false), .init(event: .requested, isLoading: true),
-                .init(event: .newData(.network), isLoading: false),
-            ])
+            #expect(
+                log.log == [
+                    .init(event: .observerAdded, isLoading: false), .init(event: .requested, isLoading: true),
+                    .init(event: .newData(.network), isLoading: false),
+                ])
             let data = try #require(items.latestData)
             #expect(data.etag == "\"v1\"")
             #expect(data.header("ETAG") == "\"v1\"")
@@ -107,7 +110,8 @@ struct LoadingTests {
         }
     }
 
-    @Test("A wall clock stepped back an hour: data still expires after its expiration time, and retries are not held off")
+    @Test(
+        "A wall clock stepped back an hour: data still expires after its expiration time, and retries are not held off")
     func wallClockStepsBack() async {
         await withFixture { fixture in
             fixture.route("/items", .json("[]"))
@@ -142,7 +146,9 @@ struct LoadingTests {
         }
     }
 
-    @Test("Cached data stamped in the future is stale: it is shown, and loaded again at once (it was once served forever)")
+    @Test(
+        "Cached data stamped in the future is stale: it is shown, and loaded again at once (it was once served forever)"
+    )
     func futureTimestampFromCache() async throws {
         await withFixture { fixture in
             let storage = InMemoryEntityCache()
@@ -152,7 +158,8 @@ struct LoadingTests {
             let items = fixture.service.resource("/items")
             let aYearAhead = fixture.clock.now.addingTimeInterval(365 * 86_400)
             try? storage.writeEntity(
-                CachedEntity(body: Data("[0]".utf8), headers: [], timestamp: aYearAhead), forKey: items.url!.absoluteString)
+                CachedEntity(body: Data("[0]".utf8), headers: [], timestamp: aYearAhead),
+                forKey: items.url!.absoluteString)
             _ = await items.loadIfNeeded()?.outcome
             #expect(fixture.requestCount("/items") == 1, "the future-stamped entry did not count as up to date")
         }

@@ -1,12 +1,12 @@
-import TetherConcurrency
-import OwnershipKit
 import DeliveryKit
 import Dispatch
 import Foundation
+import OwnershipKit
 import ResourceKit
+import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 @Suite("Resource observers: Siesta's three flavours, with or without a delivery policy", .leakChecked)
 struct ObserverTests {

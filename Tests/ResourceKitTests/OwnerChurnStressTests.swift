@@ -3,10 +3,10 @@ import Dispatch
 import Foundation
 import OwnershipKit
 import ResourceKit
+import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
 let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20
@@ -28,7 +28,8 @@ final class RemovalWatcher: ResourceObserver {
 
 @Suite("Resource observers: owners churning on 8 threads", .loadsEveryCore, .leakChecked)
 struct OwnerChurnStressTests {
-    @Test("Observers of every flavour and policy, owners dying at random while loads complete: no call after a deinit",
+    @Test(
+        "Observers of every flavour and policy, owners dying at random while loads complete: no call after a deinit",
         .enabled(if: stressSeconds > 0, "TETHER_STRESS_SECONDS=0 turns the churn off (CI's ThreadSanitizer stage)"))
     func churn() async throws {
         let fixture = Fixture()

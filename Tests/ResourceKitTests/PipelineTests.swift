@@ -1,9 +1,9 @@
-import TetherConcurrency
 import Foundation
 import ResourceKit
+import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 import TransportKit
 
 struct User: Decodable, Sendable, Equatable {
@@ -16,7 +16,10 @@ struct PipelineTests {
     @Test("Standard transformers: text with its charset, JSON, and unknown types left as Data")
     func standard() async {
         await withFixture { fixture in
-            fixture.route("/latin", .init(headers: ["Content-Type": "text/plain; charset=ISO-8859-1"], body: Data([0x63, 0x61, 0x66, 0xE9])))
+            fixture.route(
+                "/latin",
+                .init(
+                    headers: ["Content-Type": "text/plain; charset=ISO-8859-1"], body: Data([0x63, 0x61, 0x66, 0xE9])))
             fixture.route("/problem", .json(#"{"title": "x"}"#, headers: ["Content-Type": "application/problem+json"]))
             fixture.route("/blob", .init(headers: ["Content-Type": "image/png"], body: Data([1, 2, 3])))
             let service = fixture.service
@@ -74,8 +77,11 @@ struct PipelineTests {
         try await withFixture { fixture in
             fixture.route("/json", .json("{not json"))
             fixture.route("/utf8", .init(headers: ["Content-Type": "text/plain"], body: Data([0xFF, 0xFE, 0x41])))
-            fixture.route("/charset", .init(headers: ["Content-Type": "text/plain; charset=klingon"], body: Data("x".utf8)))
-            for (path, fragment) in [("/json", "not valid JSON"), ("/utf8", "not valid UTF-8"), ("/charset", "klingon")] {
+            fixture.route(
+                "/charset", .init(headers: ["Content-Type": "text/plain; charset=klingon"], body: Data("x".utf8)))
+            for (path, fragment) in [
+                ("/json", "not valid JSON"), ("/utf8", "not valid UTF-8"), ("/charset", "klingon"),
+            ] {
                 let error = try #require(await fixture.service.resource(path).load().outcome.error)
                 #expect(error.kind == .transformFailed(.parsing))
                 #expect(error.message.contains(fragment), "\(error.message)")
@@ -100,7 +106,9 @@ struct PipelineTests {
             #expect(service.resource("/items/1").configuration(for: .post).timeout == .seconds(5))
             #expect(service.resource("/items/1").configuration(for: .get).timeout == .seconds(60))
             #expect(service.resource("/x").withParam("fresh", "1").configuration().expirationTime == .zero)
-            #expect(service.resource(absoluteURL: "https://other.example.com/items/1").configuration().expirationTime == .seconds(30))
+            #expect(
+                service.resource(absoluteURL: "https://other.example.com/items/1").configuration().expirationTime
+                    == .seconds(30))
         }
     }
 

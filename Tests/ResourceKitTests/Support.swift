@@ -1,8 +1,8 @@
-import TetherConcurrency
 import Foundation
 import ResourceKit
-import TetherTesting
 import Testing
+import TetherConcurrency
+import TetherTesting
 import TransportKit
 
 let base = "https://api.example.com/v1"

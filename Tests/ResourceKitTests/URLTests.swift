@@ -1,8 +1,8 @@
 import Foundation
 import ResourceKit
+import Testing
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 @Suite("Service: one resource per URL, and URLs that never escape the base", .leakChecked)
 struct URLTests {

@@ -1,10 +1,10 @@
 import Foundation
 import PersistenceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
-import Testing
 import TetherTestingTraits
 
 /// The change log: commits made through other connections — another process, or a second store on the same file —

@@ -19,7 +19,8 @@ func insertRawDocument(_ path: String, collection: String, id: String, body: Str
     let queue = try DatabaseQueue(path: path)
     try queue.write {
         try $0.execute(
-            sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)", arguments: [collection, id, body])
+            sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)",
+            arguments: [collection, id, body])
     }
     try queue.close()
 }

@@ -5,7 +5,9 @@ import Testing
 import TetherTestingTraits
 import TransportConformance
 
-@Suite("Restarts and crashes, in real separate processes", .serialized, .needsProcessorTime, .timeLimit(.minutes(2)), .leakChecked)
+@Suite(
+    "Restarts and crashes, in real separate processes", .serialized, .needsProcessorTime, .timeLimit(.minutes(2)),
+    .leakChecked)
 struct CrashAndRestartTests {
     @Test("SIGKILL mid-write: the file opens intact and holds every commit the child reported done")
     func sigkill() async throws {
@@ -25,9 +27,11 @@ struct CrashAndRestartTests {
             let store = try SQLiteDocumentStore(path: path)
             #expect(try await store.integrityCheck() == ["ok"])
             let count = try await store.read { try $0.count(matching: DocumentQuery(collection: "items")) }
-            #expect(count >= lastReported + 1, "the child reported \(lastReported + 1) documents committed; \(count) found")
+            #expect(
+                count >= lastReported + 1, "the child reported \(lastReported + 1) documents committed; \(count) found")
             for index in stride(from: 0, through: lastReported, by: 7) {
-                #expect(try await store.document(id: "d\(index)", in: "items") != nil, "d\(index) was reported committed")
+                #expect(
+                    try await store.document(id: "d\(index)", in: "items") != nil, "d\(index) was reported committed")
             }
             try store.close()
         }
@@ -50,8 +54,10 @@ struct CrashAndRestartTests {
                 #expect(second.status == 0, "\(second.lines)")
                 let events = second.lines.filter { $0.hasPrefix("event ") }
                 #expect(events.first == "event observerAdded -" || events.first == "event newData(cache) version v1")
-                let cacheIndex = try #require(events.firstIndex(of: "event newData(cache) version v1"), "\(second.lines)")
-                let requestedIndex = try #require(events.firstIndex { $0.hasPrefix("event requested") }, "\(second.lines)")
+                let cacheIndex = try #require(
+                    events.firstIndex(of: "event newData(cache) version v1"), "\(second.lines)")
+                let requestedIndex = try #require(
+                    events.firstIndex { $0.hasPrefix("event requested") }, "\(second.lines)")
                 #expect(cacheIndex < requestedIndex, "the cached data must show before the request: \(events)")
                 #expect(events.contains("event notModified version v1"), "\(events)")
                 #expect(endpoints.recorder.requests(to: "/etag/v1") == 2)

@@ -3,11 +3,13 @@ import InMemoryLogging
 import Logging
 import PersistenceKit
 import SQLiteAdapter
-import TetherJSON
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
-@Suite("Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)), .leakChecked)
+@Suite(
+    "Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)), .leakChecked
+)
 struct FaultTests {
     static let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })
 
@@ -24,7 +26,8 @@ struct FaultTests {
         let store = try SQLiteDocumentStore(path: path)
         try await store.write { transaction in
             for index in 0..<2000 {
-                try transaction.upsert(["_id": .string("d\(index)"), "pad": .string(String(repeating: "x", count: 300))], into: "items")
+                try transaction.upsert(
+                    ["_id": .string("d\(index)"), "pad": .string(String(repeating: "x", count: 300))], into: "items")
             }
         }
         try store.close()
@@ -64,7 +67,9 @@ struct FaultTests {
             do {
                 let full = try SQLiteEntityCache(path: truncated)
                 for index in 0..<500 {
-                    try full.writeEntity(CachedEntity(body: Data(repeating: 7, count: 1000), headers: [], timestamp: Date()), forKey: "k\(index)")
+                    try full.writeEntity(
+                        CachedEntity(body: Data(repeating: 7, count: 1000), headers: [], timestamp: Date()),
+                        forKey: "k\(index)")
                 }
             }
             try checkpoint(truncated)
@@ -76,7 +81,8 @@ struct FaultTests {
             let moved = try #require(reopened.movedAsideFiles.first)
             #expect(reopened.movedAsideFiles.count == 1)
             #expect(moved.hasPrefix(truncated + ".corrupt-"))
-            #expect(try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the damaged file is kept aside, whole")
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: moved)) == damaged, "the damaged file is kept aside, whole")
             #expect(try reopened.count() == 0)
             try reopened.writeEntity(CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
             #expect(try reopened.readEntity(forKey: "k")?.body == Data("x".utf8))
@@ -84,7 +90,9 @@ struct FaultTests {
         }
     }
 
-    @Test("At the cache's path, anything not recognisably a Tether cache — garbage, text, another program's database, the document store — is refused and left byte for byte")
+    @Test(
+        "At the cache's path, anything not recognisably a Tether cache — garbage, text, another program's database, the document store — is refused and left byte for byte"
+    )
     func foreignFileAtCachePath() async throws {
         try await TemporaryDirectory.with { directory in
             let garbage = directory.file("garbage.sqlite")
@@ -117,7 +125,9 @@ struct FaultTests {
         }
     }
 
-    @Test("Twelve ways to damage a store: opening refuses with corrupt, and leaves the file byte for byte (GRDB's setup once wrote to it)")
+    @Test(
+        "Twelve ways to damage a store: opening refuses with corrupt, and leaves the file byte for byte (GRDB's setup once wrote to it)"
+    )
     func damagedStoreUntouched() async throws {
         try await TemporaryDirectory.with { directory in
             let pristine = directory.file("pristine.sqlite")
@@ -129,13 +139,31 @@ struct FaultTests {
                 patterns.append(("cut to \(pages) pages", { $0 = $0.prefix(pages * pageSize) }))
             }
             for offset in [100, 1_000, 4_096, 8_192, 20_000, 100_000] {
-                patterns.append(("256 bytes zeroed at \(offset)", { data in
-                    let end = min(data.count, offset + 256)
-                    data.replaceSubrange(offset..<end, with: Data(count: end - offset))
-                }))
+                patterns.append(
+                    (
+                        "256 bytes zeroed at \(offset)",
+                        { data in
+                            let end = min(data.count, offset + 256)
+                            data.replaceSubrange(offset..<end, with: Data(count: end - offset))
+                        }
+                    ))
             }
-            patterns.append(("header's page size garbled", { $0[16] = 0x7F; $0[17] = 0x01 }))
-            patterns.append(("header's write and read versions garbled", { $0[18] = 9; $0[19] = 9 }))
+            patterns.append(
+                (
+                    "header's page size garbled",
+                    {
+                        $0[16] = 0x7F
+                        $0[17] = 0x01
+                    }
+                ))
+            patterns.append(
+                (
+                    "header's write and read versions garbled",
+                    {
+                        $0[18] = 9
+                        $0[19] = 9
+                    }
+                ))
             var refused = 0
             for (index, (name, damage)) in patterns.enumerated() {
                 var data = original
@@ -148,16 +176,20 @@ struct FaultTests {
                 } catch let error as PersistenceError {
                     refused += 1
                     #expect(error.kind == .corrupt, "\(name): \(error)")
-                    #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == data, "\(name): the file must be untouched")
+                    #expect(
+                        try Data(contentsOf: URL(fileURLWithPath: path)) == data, "\(name): the file must be untouched")
                     let wal = (try? Data(contentsOf: URL(fileURLWithPath: path + "-wal"))) ?? Data()
                     #expect(wal.isEmpty, "\(name): no WAL content written")
                 }
             }
-            #expect(refused >= 8, "most patterns damage what quick_check reads: \(refused) of \(patterns.count) refused")
+            #expect(
+                refused >= 8, "most patterns damage what quick_check reads: \(refused) of \(patterns.count) refused")
         }
     }
 
-    @Test("A stored row that no longer reads as a document (600 levels deep, written by another program) is left out of queries and logged once; the rest reads; removing it repairs")
+    @Test(
+        "A stored row that no longer reads as a document (600 levels deep, written by another program) is left out of queries and logged once; the rest reads; removing it repairs"
+    )
     func unreadableRow() async throws {
         try await TemporaryDirectory.with { directory in
             let path = directory.file("store.sqlite")
@@ -169,7 +201,8 @@ struct FaultTests {
             let deep = String(repeating: "[", count: 600) + String(repeating: "]", count: 600)
             try insertRawDocument(path, collection: "items", id: "deep", body: #"{"_id":"deep","v":2,"nest":\#(deep)}"#)
             let everything = try DocumentQuery(collection: "items")
-            let filtered = try DocumentQuery(collection: "items", predicate: .compare(DocumentPath("v"), .greaterOrEqual, .number(1)))
+            let filtered = try DocumentQuery(
+                collection: "items", predicate: .compare(DocumentPath("v"), .greaterOrEqual, .number(1)))
             for query in [everything, filtered, everything] {
                 let found = try await store.documents(matching: query)
                 #expect(found.map(\.id) == ["good"], "the readable document, and only it")
@@ -212,7 +245,9 @@ struct FaultTests {
         }
     }
 
-    @Test("A disk with 0 to 192 KB left at the first open: the store opens, or fails with diskFull — never ioError (a 1 MB tmpfs where the machine allows)")
+    @Test(
+        "A disk with 0 to 192 KB left at the first open: the store opens, or fails with diskFull — never ioError (a 1 MB tmpfs where the machine allows)"
+    )
     func nearlyFullAtOpen() async throws {
         try await TemporaryDirectory.with { directory in
             try await ScratchMount.with(at: directory.file("small"), options: "size=1m") { mounted in
@@ -226,7 +261,8 @@ struct FaultTests {
                 for leftKB in [0, 4, 8, 12, 16, 24, 32, 40, 48, 64, 96, 128, 192] {
                     // Another file takes all but `leftKB` of the disk: the database, its WAL and its shared-memory
                     // index each run out of space at some size.
-                    let free = try #require(try FileManager.default.attributesOfFileSystem(forPath: folder)[.systemFreeSize] as? Int)
+                    let free = try #require(
+                        try FileManager.default.attributesOfFileSystem(forPath: folder)[.systemFreeSize] as? Int)
                     let filler = URL(fileURLWithPath: folder + "/filler")
                     try Data(count: max(free - leftKB * 1024, 0)).write(to: filler)
                     do {
@@ -268,7 +304,9 @@ struct FaultTests {
         }
     }
 
-    @Test("Disk full (a 1 MB tmpfs where the machine allows, and SQLite's page limit always): diskFull; earlier data kept; the store still works")
+    @Test(
+        "Disk full (a 1 MB tmpfs where the machine allows, and SQLite's page limit always): diskFull; earlier data kept; the store still works"
+    )
     func diskFull() async throws {
         try await TemporaryDirectory.with { directory in
             try await ScratchMount.with(at: directory.file("small"), options: "size=1m") { mounted in
@@ -296,7 +334,11 @@ struct FaultTests {
                 let written = try await store.read { try $0.count(matching: DocumentQuery(collection: "items")) }
                 #expect(written >= 1)
                 // Space comes back; writes go on, on the same store object.
-                if mounted { try FileManager.default.removeItem(atPath: filler) } else { try await store.limitSize(toPages: 100_000) }
+                if mounted {
+                    try FileManager.default.removeItem(atPath: filler)
+                } else {
+                    try await store.limitSize(toPages: 100_000)
+                }
                 try await store.upsert(["_id": "after", "v": 2], into: "items")
                 #expect(try await store.document(id: "after", in: "items") != nil)
                 #expect(try await store.integrityCheck() == ["ok"])
@@ -305,7 +347,10 @@ struct FaultTests {
             // The page limit is a real SQLITE_FULL on any machine: check it too when the tmpfs was used.
             let capped = try SQLiteDocumentStore(path: directory.file("capped.sqlite"))
             try await capped.limitSize(toPages: 32)
-            await #expect { try await capped.upsert(["_id": "x", "pad": .string(String(repeating: "z", count: 200_000))], into: "items") } throws: {
+            await #expect {
+                try await capped.upsert(
+                    ["_id": "x", "pad": .string(String(repeating: "z", count: 200_000))], into: "items")
+            } throws: {
                 ($0 as? PersistenceError)?.kind == .diskFull
             }
             try capped.close()

@@ -6,7 +6,9 @@ struct ProbeProcess {
     let outputPath: String
 
     static var executable: URL {
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let me = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
         return me.deletingLastPathComponent().appendingPathComponent("tether-persistence-probe")
     }
 
@@ -34,7 +36,9 @@ struct ProbeProcess {
     }
 
     /// Runs the probe to the end.
-    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (status: Int32, lines: [String]) {
+    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (
+        status: Int32, lines: [String]
+    ) {
         try await ProbeProcess(arguments, in: directory).finish()
     }
 }

@@ -1,15 +1,16 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import PersistenceKit
 import ResourceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 import TransportKit
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("ResourceKit with a SQLite persistent cache", .timeLimit(.minutes(1)), .leakChecked)
 struct ResourceCacheTests {
@@ -99,8 +100,12 @@ struct ResourceCacheTests {
             while !open.withLock({ $0 }) { usleep(1000) }
             return try base.readEntity(forKey: key)
         }
-        func writeEntity(_ entity: CachedEntity, forKey key: String) throws { try base.writeEntity(entity, forKey: key) }
-        func updateEntityTimestamp(_ timestamp: Date, forKey key: String) throws { try base.updateEntityTimestamp(timestamp, forKey: key) }
+        func writeEntity(_ entity: CachedEntity, forKey key: String) throws {
+            try base.writeEntity(entity, forKey: key)
+        }
+        func updateEntityTimestamp(_ timestamp: Date, forKey key: String) throws {
+            try base.updateEntityTimestamp(timestamp, forKey: key)
+        }
         func removeEntity(forKey key: String) throws { try base.removeEntity(forKey: key) }
         func removeAllEntities() throws { try base.removeAllEntities() }
     }
@@ -108,7 +113,8 @@ struct ResourceCacheTests {
     @Test("A cache hit is ignored when local data was set while it was being read")
     func hitIgnoredAfterOverride() async throws {
         let gated = GatedCache()
-        try gated.base.writeEntity(CachedEntity(body: Data("old".utf8), headers: [], timestamp: Date()), forKey: "https://api.test/a")
+        try gated.base.writeEntity(
+            CachedEntity(body: Data("old".utf8), headers: [], timestamp: Date()), forKey: "https://api.test/a")
         let cache = PersistentCache(gated)
         let resource = Self.service(InMemoryTransport(), cache: cache, expiration: .seconds(30)).resource("/a")
         let events = LockedValue<[ResourceEvent]>([])

@@ -1,9 +1,9 @@
 import Foundation
 import GRDB
-import TetherJSON
 import PersistenceKit
 import SQLiteAdapter
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
 /// Security: no user text is ever part of SQL. Every value and every path a query names travels as a bound
@@ -11,10 +11,13 @@ import TetherTestingTraits
 @Suite("SQL is never built from user text", .leakChecked)
 struct SQLInjectionTests {
     static let hostile = [
-        "'; DROP TABLE tether_documents; --", "\" OR 1=1 --", "x') OR ('1'='1", "$[0]", "a\"b", "ROBERT'); DELETE FROM tether_meta; --",
+        "'; DROP TABLE tether_documents; --", "\" OR 1=1 --", "x') OR ('1'='1", "$[0]", "a\"b",
+        "ROBERT'); DELETE FROM tether_meta; --",
     ]
 
-    @Test("Hostile values travel as arguments, never in the SQL, for every kind of condition and the sort; hostile paths are refused")
+    @Test(
+        "Hostile values travel as arguments, never in the SQL, for every kind of condition and the sort; hostile paths are refused"
+    )
     func hostileTextIsBound() throws {
         for text in Self.hostile {
             // A path is letters, digits, '_' and '-' only: hostile text is refused before any SQL exists.
@@ -30,7 +33,8 @@ struct SQLInjectionTests {
             ]
             for predicate in predicates {
                 let query = try DocumentQuery(
-                    collection: "items", predicate: predicate, sort: [DocumentSort(path, .descending)], limit: 5, offset: 1)
+                    collection: "items", predicate: predicate, sort: [DocumentSort(path, .descending)], limit: 5,
+                    offset: 1)
                 for (sql, arguments) in [SQLiteQueryCompiler.select(query), SQLiteQueryCompiler.count(query)] {
                     #expect(!sql.contains(text), "the SQL contains user text: \(sql)")
                     #expect(!sql.contains("DROP") && !sql.contains("DELETE") && !sql.contains("outer-part"), "\(sql)")

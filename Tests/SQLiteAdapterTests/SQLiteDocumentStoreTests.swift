@@ -1,13 +1,14 @@
 import Foundation
 import PersistenceKit
 import SQLiteAdapter
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
-@Suite("SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)), .leakChecked)
+@Suite(
+    "SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)), .leakChecked)
 struct SQLiteDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {
@@ -53,7 +54,9 @@ struct SQLiteDocumentStoreTests {
             let outcome = await task.result
             #expect(throws: CancellationError.self) { try outcome.get() }
             let everything = try DocumentQuery(collection: "items")
-            #expect(try await store.read { try $0.count(matching: everything) } == 0, "nothing of the cancelled transaction stays")
+            #expect(
+                try await store.read { try $0.count(matching: everything) } == 0,
+                "nothing of the cancelled transaction stays")
             try store.close()
         }
     }

@@ -1,6 +1,6 @@
-import TetherConcurrency
 import Foundation
 import Testing
+import TetherConcurrency
 import TetherTestingTraits
 
 @Suite("LockedValue", .onDedicatedThread)

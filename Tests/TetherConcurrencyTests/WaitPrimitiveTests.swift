@@ -1,8 +1,8 @@
 import Foundation
+import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// A thread-safe list of what happened, in order.
 final class Events: Sendable {

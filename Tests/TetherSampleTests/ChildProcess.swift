@@ -40,7 +40,9 @@ struct ChildProcess {
             group.addTask { await exited.wait() }
             group.addTask {
                 let clock = ContinuousClock()
-                if (try? await clock.sleep(until: clock.now + deadline)) != nil, process.isRunning { process.terminate() }
+                if (try? await clock.sleep(until: clock.now + deadline)) != nil, process.isRunning {
+                    process.terminate()
+                }
             }
             await group.next()
             group.cancelAll()

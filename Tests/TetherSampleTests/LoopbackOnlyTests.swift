@@ -9,15 +9,20 @@ import TetherTestingTraits
 /// Security: the embedded demo API listens on the loopback interface only.
 @Suite("The demo server is reachable on loopback only", .needsProcessorTime)
 struct LoopbackOnlyTests {
-    @Test("Connections to the machine's other addresses are refused; loopback connects", .enabled(if: Self.otherAddress() != nil))
+    @Test(
+        "Connections to the machine's other addresses are refused; loopback connects",
+        .enabled(if: Self.otherAddress() != nil))
     func loopbackOnly() async throws {
         try await SampleProcess.withDirectory { directory in
-            let long = SampleRunTests.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
+            let long = SampleRunTests.shortConfiguration.replacingOccurrences(
+                of: "arrivals: 60", with: "arrivals: 10000000")
             try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
             let other = try #require(Self.otherAddress())
             var probes: (loopback: Bool, other: Bool, port: Int)?
             let result = try await SampleProcess.run(["--config", "long.yaml"], in: directory) { output in
-                guard let range = output.range(of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
+                guard
+                    let range = output.range(
+                        of: #"listening on http://127\.0\.0\.1:(\d+)"#, options: .regularExpression),
                     let port = Int(output[range].split(separator: ":").last ?? "")
                 else { return false }
                 probes = (Self.canConnect(to: "127.0.0.1", port: port), Self.canConnect(to: other, port: port), port)
@@ -38,9 +43,14 @@ struct LoopbackOnlyTests {
         var cursor: UnsafeMutablePointer<ifaddrs>? = first
         while let entry = cursor {
             defer { cursor = entry.pointee.ifa_next }
-            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else { continue }
+            guard let address = entry.pointee.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET) else {
+                continue
+            }
             var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            guard getnameinfo(address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0
+            guard
+                getnameinfo(
+                    address, socklen_t(MemoryLayout<sockaddr_in>.size), &host, socklen_t(host.count), nil, 0,
+                    NI_NUMERICHOST) == 0
             else { continue }
             let text = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
             if !text.hasPrefix("127.") { return text }

@@ -9,7 +9,9 @@ struct SampleProcess {
     }
 
     static var executable: URL {
-        let me = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0])
+        let me = URL(
+            fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0])
         return me.deletingLastPathComponent().appendingPathComponent("tether-sample")
     }
 
@@ -38,7 +40,8 @@ struct SampleProcess {
 
     /// A fresh folder, removed after `body`.
     static func withDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
-        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tether-sample-" + UUID().uuidString)
+        let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "tether-sample-" + UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: url) }
         return try await body(url)

@@ -1,6 +1,6 @@
 import Foundation
-import TetherTesting
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// The sample runner as a user runs it: a process, a configuration file, a report on disk.
@@ -30,11 +30,15 @@ struct SampleRunTests {
           server: { slow_every: 5, slow_delay: 20ms, fail_every: 4 }
         """
 
-    @Test("A short configuration: exit 0, the summary, a report with one chart per policy; a second run restores the cache and revalidates")
+    @Test(
+        "A short configuration: exit 0, the summary, a report with one chart per policy; a second run restores the cache and revalidates"
+    )
     func shortRun() async throws {
         try await SampleProcess.withDirectory { directory in
-            try Self.shortConfiguration.write(to: directory.appendingPathComponent("short.yaml"), atomically: true, encoding: .utf8)
-            let first = try await SampleProcess.run(["--config", "short.yaml", "--report", "report.html"], in: directory)
+            try Self.shortConfiguration.write(
+                to: directory.appendingPathComponent("short.yaml"), atomically: true, encoding: .utf8)
+            let first = try await SampleProcess.run(
+                ["--config", "short.yaml", "--report", "report.html"], in: directory)
             #expect(first.status == 0, "\(first.output)\n\(first.errors)")
             #expect(first.output.contains("Summary"))
             for policy in ["next-signal", "deliver-on-queue", "immediate", "naive"] {
@@ -45,14 +49,17 @@ struct SampleRunTests {
             let report = try String(contentsOf: directory.appendingPathComponent("report.html"), encoding: .utf8)
             #expect(report.hasPrefix("<!DOCTYPE html>"))
             for policy in ["next-signal", "deliver-on-queue", "immediate"] {
-                #expect(report.components(separatedBy: "data-chart=\"results-\(policy)\"").count == 2, "one chart for \(policy)")
+                #expect(
+                    report.components(separatedBy: "data-chart=\"results-\(policy)\"").count == 2,
+                    "one chart for \(policy)")
             }
             #expect(report.components(separatedBy: "<svg").count == 5, "four charts, no other images")
             #expect(first.output.contains("✔ the naive pattern piled up"), "the contrast is checked: \(first.output)")
             #expect(!report.contains("http://") || !report.contains("src=\"http"), "no external assets")
             #expect(!report.contains("<script src") && !report.contains("<link"))
 
-            let second = try await SampleProcess.run(["--config", "short.yaml", "--report", "report.html", "--quiet"], in: directory)
+            let second = try await SampleProcess.run(
+                ["--config", "short.yaml", "--report", "report.html", "--quiet"], in: directory)
             #expect(second.status == 0, "\(second.output)\n\(second.errors)")
             #expect(second.output.contains("Persistence: cached list after"))
             #expect(second.output.contains("then 304 Not Modified"))
@@ -60,12 +67,16 @@ struct SampleRunTests {
         }
     }
 
-    @Test("A demonstration that shows nothing fails: with a consumer faster than the results, the naive pattern piles nothing up, and the sample exits 1")
+    @Test(
+        "A demonstration that shows nothing fails: with a consumer faster than the results, the naive pattern piles nothing up, and the sample exits 1"
+    )
     func contrastMustShow() async throws {
         try await SampleProcess.withDirectory { directory in
-            let fast = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 60\n  consumer_slowdown: 0.01")
+            let fast = Self.shortConfiguration.replacingOccurrences(
+                of: "arrivals: 60", with: "arrivals: 60\n  consumer_slowdown: 0.01")
             try fast.write(to: directory.appendingPathComponent("fast.yaml"), atomically: true, encoding: .utf8)
-            let result = try await SampleProcess.run(["--config", "fast.yaml", "--report", "report.html", "--quiet"], in: directory)
+            let result = try await SampleProcess.run(
+                ["--config", "fast.yaml", "--report", "report.html", "--quiet"], in: directory)
             #expect(result.status == 1, "\(result.output)\n\(result.errors)")
             #expect(result.output.contains("✘ the naive pattern piled up"), "\(result.output)")
             #expect(result.output.contains("check(s) FAILED"))
@@ -84,23 +95,32 @@ struct SampleRunTests {
             try broken.write(to: directory.appendingPathComponent("broken.yaml"), atomically: true, encoding: .utf8)
             let result = try await SampleProcess.run(["--config", "broken.yaml"], in: directory)
             #expect(result.status == 2)
-            #expect(result.errors.contains("broken.yaml:3:24: services.demo.transport.type: unknown transport type 'curl'; known types: async-http-client, in-memory, urlsession"), "\(result.errors)")
+            #expect(
+                result.errors.contains(
+                    "broken.yaml:3:24: services.demo.transport.type: unknown transport type 'curl'; known types: async-http-client, in-memory, urlsession"
+                ), "\(result.errors)")
             #expect(result.errors.contains("broken.yaml:15:12: sample.screens: must be at least 2"), "\(result.errors)")
             for trace in ["Stack trace", "Fatal error", "Current stack trace", "0x0000"] {
                 #expect(!result.errors.contains(trace))
             }
             #expect(!result.output.contains("listening on"), "the server never started")
-            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path), "no database was created")
+            #expect(
+                !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path),
+                "no database was created")
         }
     }
 
-    @Test("An alias bomb in the configuration: refused in bounded time with the file and line, exit 2 (it once grew past 3 GB)")
+    @Test(
+        "An alias bomb in the configuration: refused in bounded time with the file and line, exit 2 (it once grew past 3 GB)"
+    )
     func aliasBomb() async throws {
         try await SampleProcess.withDirectory { directory in
             var lines = ["live_queries:", "  - collection: items", "    query: \"a == $args.x\"", "    args:"]
             lines.append("      l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]")
             for level in 1...9 {
-                lines.append("      l\(level): &l\(level) [" + Array(repeating: "*l\(level - 1)", count: 10).joined(separator: ", ") + "]")
+                lines.append(
+                    "      l\(level): &l\(level) ["
+                        + Array(repeating: "*l\(level - 1)", count: 10).joined(separator: ", ") + "]")
             }
             lines.append("      x: *l9")
             try (lines.joined(separator: "\n") + "\n").write(

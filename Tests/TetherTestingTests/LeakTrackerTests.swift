@@ -1,6 +1,6 @@
 import OwnershipKit
-import TetherTesting
 import Testing
+import TetherTesting
 
 @Suite("LeakTracker")
 struct LeakTrackerTests {
@@ -23,7 +23,8 @@ struct LeakTrackerTests {
     func cycleIsReported() {
         let tracker = LeakTracker()
         do {
-            let a = tracker.track(Node(), "a"), b = tracker.track(Node(), "b")
+            let a = tracker.track(Node(), "a")
+            let b = tracker.track(Node(), "b")
             a.next = b
             b.next = a
         }

@@ -1,5 +1,5 @@
-import TetherConcurrency
 import Testing
+import TetherConcurrency
 
 @testable import TetherTestingTraits
 

@@ -56,23 +56,31 @@ struct AdapterTests {
                         "Proxy-Authorization": "Basic s3cret-proxy", "X-Probe-Visible": "plain",
                     ])
                 _ = try? await transport.send(request)
-                _ = try? await transport.send(TransportRequest(url: server.url("/misbehave/garbage"), headers: ["Authorization": "Bearer s3cret-token"]))
+                _ = try? await transport.send(
+                    TransportRequest(
+                        url: server.url("/misbehave/garbage"), headers: ["Authorization": "Bearer s3cret-token"]))
             }
         }
         let lines = handler.entries.map { "\($0.message) \($0.metadata)" }
         #expect(lines.count >= 3, "the requests were logged")
-        #expect(lines.allSatisfy { !$0.contains("s3cret") }, "a credential leaked: \(lines.filter { $0.contains("s3cret") })")
+        #expect(
+            lines.allSatisfy { !$0.contains("s3cret") },
+            "a credential leaked: \(lines.filter { $0.contains("s3cret") })")
         #expect(lines.contains { $0.contains("Authorization: <redacted>") })
         #expect(lines.contains { $0.contains("Set-Cookie: <redacted>") })
         #expect(lines.contains { $0.contains("X-Probe-Visible: plain") }, "other headers stay readable")
     }
 
-    @Test("A URL that is not http or https fails with invalidURL before anything is sent", arguments: RealTransport.allCases)
+    @Test(
+        "A URL that is not http or https fails with invalidURL before anything is sent",
+        arguments: RealTransport.allCases)
     func invalidScheme(_ kind: RealTransport) async throws {
         try await kind.with { transport in
             for text in ["ftp://127.0.0.1/file", "file:///etc/passwd", "http:///no-host"] {
                 let request = TransportRequest(url: URL(string: text)!)
-                await #expect { try await transport.send(request) } throws: { ($0 as? TransportError)?.kind == .invalidURL }
+                await #expect { try await transport.send(request) } throws: {
+                    ($0 as? TransportError)?.kind == .invalidURL
+                }
             }
         }
     }

@@ -17,14 +17,16 @@ struct ConformanceTests {
     @Test("URLSessionTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
     func urlSession(_ check: ConformanceCheck) async throws {
         try await TransportConformanceSuite.run(check) { options in
-            URLSessionTransport(configuration: .init(connectTimeout: options.connectTimeout, redirects: options.redirects))
+            URLSessionTransport(
+                configuration: .init(connectTimeout: options.connectTimeout, redirects: options.redirects))
         }
     }
 
     @Test("AsyncHTTPClientTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
     func asyncHTTPClient(_ check: ConformanceCheck) async throws {
         try await TransportConformanceSuite.run(check) { options in
-            AsyncHTTPClientTransport(configuration: .init(connectTimeout: options.connectTimeout, redirects: options.redirects))
+            AsyncHTTPClientTransport(
+                configuration: .init(connectTimeout: options.connectTimeout, redirects: options.redirects))
         } release: { transport in
             try? await (transport as? AsyncHTTPClientTransport)?.shutdown()
         }

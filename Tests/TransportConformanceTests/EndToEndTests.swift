@@ -1,6 +1,6 @@
 import ResourceKit
-import TetherConcurrency
 import Testing
+import TetherConcurrency
 import TetherTestingTraits
 import TransportConformance
 import TransportKit
@@ -8,7 +8,9 @@ import TransportKit
 /// ResourceKit over each real transport and the loopback server: what Siesta's users rely on, on real sockets.
 @Suite("ResourceKit end to end", .needsProcessorTime, .timeLimit(.minutes(1)), .leakChecked)
 struct EndToEndTests {
-    @Test("100 concurrent loadIfNeeded() calls on one resource make exactly one request", arguments: RealTransport.allCases)
+    @Test(
+        "100 concurrent loadIfNeeded() calls on one resource make exactly one request",
+        arguments: RealTransport.allCases)
     func deduplication(_ kind: RealTransport) async throws {
         try await LoopbackHTTPServer.with { server in
             try await kind.with { transport in

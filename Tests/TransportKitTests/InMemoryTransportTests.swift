@@ -1,7 +1,7 @@
 import Foundation
+import Testing
 import TetherConcurrency
 import TetherTesting
-import Testing
 import TransportKit
 
 @Suite("InMemoryTransport")
@@ -83,9 +83,15 @@ struct ManualTimeSourceTests {
     func ordering() async throws {
         let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
         let woken = WakeLog()
-        let long = Task { try await clock.sleep(for: .seconds(10)); woken.append(10) }
+        let long = Task {
+            try await clock.sleep(for: .seconds(10))
+            woken.append(10)
+        }
         #expect(await clock.waitForSleepers(1))
-        let short = Task { try await clock.sleep(for: .seconds(2)); woken.append(2) }
+        let short = Task {
+            try await clock.sleep(for: .seconds(2))
+            woken.append(2)
+        }
         #expect(await clock.waitForSleepers(2))
         clock.advance(by: .seconds(2))
         try await short.value

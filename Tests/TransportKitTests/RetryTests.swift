@@ -1,6 +1,6 @@
 import Foundation
-import TetherTesting
 import Testing
+import TetherTesting
 import TransportKit
 
 /// RetryingTransport on a manual clock: which requests are retried, how long each wait is, and what comes back.
@@ -14,7 +14,8 @@ struct RetryTests {
 
     @Test("Waits grow exponentially, are capped, and jitter takes away at most its share")
     func backoff() {
-        let policy = RetryPolicy(initialBackoff: .milliseconds(100), backoffMultiplier: 2, maxBackoff: .milliseconds(500), jitter: 0.5)
+        let policy = RetryPolicy(
+            initialBackoff: .milliseconds(100), backoffMultiplier: 2, maxBackoff: .milliseconds(500), jitter: 0.5)
         #expect(policy.backoff(afterAttempt: 1, random: 0) == .milliseconds(100))
         #expect(policy.backoff(afterAttempt: 2, random: 0) == .milliseconds(200))
         #expect(policy.backoff(afterAttempt: 3, random: 0) == .milliseconds(400))
@@ -35,8 +36,12 @@ struct RetryTests {
         #expect(policy.retryAfter(in: ["Retry-After": "120"], now: now) == .seconds(120))
         #expect(policy.retryAfter(in: ["Retry-After": " 3 "], now: now) == .seconds(3))
         #expect(policy.retryAfter(in: ["Retry-After": "Sun, 06 Nov 1994 08:50:07 GMT"], now: now) == .seconds(30))
-        #expect(policy.retryAfter(in: ["Retry-After": "Sun, 06 Nov 1994 08:00:00 GMT"], now: now) == .zero, "a past date means now")
-        #expect(policy.retryAfter(in: ["Retry-After": "Sunday, 06-Nov-94 08:49:37 GMT"], now: now) == nil, "obsolete format")
+        #expect(
+            policy.retryAfter(in: ["Retry-After": "Sun, 06 Nov 1994 08:00:00 GMT"], now: now) == .zero,
+            "a past date means now")
+        #expect(
+            policy.retryAfter(in: ["Retry-After": "Sunday, 06-Nov-94 08:49:37 GMT"], now: now) == nil, "obsolete format"
+        )
         #expect(policy.retryAfter(in: ["Retry-After": "soon"], now: now) == nil)
         #expect(policy.retryAfter(in: ["Retry-After": "Sun, 32 Nov 1994 08:49:37 GMT"], now: now) == nil)
         #expect(policy.retryAfter(in: [:], now: now) == nil)
@@ -51,7 +56,8 @@ struct RetryTests {
         let transport = InMemoryTransport(timeSource: clock)
         transport.enqueue(.get, url.absoluteString, .status(503), .status(502))
         transport.route(url.absoluteString, reply: .text("ok"))
-        let retrying = retrying(transport, RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(1), jitter: 0.5), clock: clock)
+        let retrying = retrying(
+            transport, RetryPolicy(maxAttempts: 3, initialBackoff: .seconds(1), jitter: 0.5), clock: clock)
         let task = Task { try await retrying.send(TransportRequest(url: url)) }
         await clock.waitForSleepers(1)
         #expect(transport.requestCount(to: url.absoluteString) == 1)
@@ -81,7 +87,8 @@ struct RetryTests {
             try await RetryingTransport(transport, policy: fast).send(TransportRequest(url: refused))
         } throws: { error in
             guard let error = error as? TransportError else { return false }
-            return error.kind == .connectionRefused && error.attempts == 4 && error.description.contains("after 4 attempts")
+            return error.kind == .connectionRefused && error.attempts == 4
+                && error.description.contains("after 4 attempts")
         }
     }
 
@@ -98,7 +105,9 @@ struct RetryTests {
         for kind: TransportError.Kind in [.malformedResponse, .hostNotFound, .tlsFailure, .invalidURL] {
             transport.clearLog()
             transport.route(broken.absoluteString, reply: .failure(kind))
-            await #expect { try await RetryingTransport(transport, policy: fast).send(TransportRequest(url: broken)) } throws: {
+            await #expect {
+                try await RetryingTransport(transport, policy: fast).send(TransportRequest(url: broken))
+            } throws: {
                 ($0 as? TransportError)?.attempts == 1
             }
             #expect(transport.requestCount(to: broken.absoluteString) == 1, "\(kind) is not retried")
@@ -114,8 +123,11 @@ struct RetryTests {
         let clock = ManualTimeSource()
         let transport = InMemoryTransport(timeSource: clock)
         transport.route(url.absoluteString, reply: .status(503, delay: .seconds(4)))
-        let policy = RetryPolicy(maxAttempts: 10, maxTotalTime: .seconds(10), initialBackoff: .seconds(2), backoffMultiplier: 1, jitter: 0)
-        let task = Task { try await retrying(transport, policy, clock: clock).send(TransportRequest(url: url, timeout: .seconds(60))) }
+        let policy = RetryPolicy(
+            maxAttempts: 10, maxTotalTime: .seconds(10), initialBackoff: .seconds(2), backoffMultiplier: 1, jitter: 0)
+        let task = Task {
+            try await retrying(transport, policy, clock: clock).send(TransportRequest(url: url, timeout: .seconds(60)))
+        }
         // attempt 1: 0–4 s, wait 2 s, attempt 2: 6–10 s (its timeout cut to the 4 s left), then no time for another.
         for _ in 0..<3 {
             await clock.waitForSleepers(1)

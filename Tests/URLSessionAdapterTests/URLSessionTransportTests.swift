@@ -1,8 +1,8 @@
 import Testing
+import TetherTestingTraits
 import TransportConformance
 import TransportKit
 import URLSessionAdapter
-import TetherTestingTraits
 
 @Suite("URLSessionTransport", .needsProcessorTime, .timeLimit(.minutes(1)))
 struct URLSessionTransportTests {

@@ -56,7 +56,9 @@ public struct ImmediateDeliveryPlugin: PipelinePlugin {
     /// No queue.
     public var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
     /// Immediate delivery.
-    public func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws -> ObservationDelivery {
+    public func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws
+        -> ObservationDelivery
+    {
         ObservationDelivery(.immediate)
     }
 }

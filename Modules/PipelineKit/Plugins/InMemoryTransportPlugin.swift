@@ -39,18 +39,23 @@ public struct InMemoryTransportPlugin: PipelinePlugin {
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case url, method, status, body, contentType = "content_type", headers, delay
+            case url, method, status, body
+            case contentType = "content_type"
+            case headers, delay
         }
 
         /// Decodes a route; `url` is required.
         public init(from decoder: any Decoder) throws {
             let settings = try decoder.settings(CodingKeys.self)
             url = try settings.require(.url, as: String.self) ?? ""
-            if settings.contains(.url), ServiceConfiguration.problem(withBaseURL: url.components(separatedBy: "?")[0]) != nil {
+            if settings.contains(.url),
+                ServiceConfiguration.problem(withBaseURL: url.components(separatedBy: "?")[0]) != nil
+            {
                 try settings.invalid(.url, "a route needs an absolute http(s) URL (found '\(url)')")
             }
             method = try settings.decode(.method, as: String.self)
-            status = try settings.decode(.status, default: 200, where: { (100...599).contains($0) }, "must be an HTTP status (100-599)")
+            status = try settings.decode(
+                .status, default: 200, where: { (100...599).contains($0) }, "must be an HTTP status (100-599)")
             body = try settings.decode(.body, default: "")
             contentType = try settings.decode(.contentType, as: String.self)
             headers = try settings.decode(.headers, default: [:])
@@ -93,7 +98,8 @@ public struct InMemoryTransportPlugin: PipelinePlugin {
             var headers = HTTPHeaders()
             if let contentType = route.contentType { headers["Content-Type"] = contentType }
             for (name, value) in route.headers.sorted(by: { $0.key < $1.key }) { headers[name] = value }
-            let reply = InMemoryTransport.Reply(status: route.status, headers: headers, body: Data(route.body.utf8), delay: route.delay)
+            let reply = InMemoryTransport.Reply(
+                status: route.status, headers: headers, body: Data(route.body.utf8), delay: route.delay)
             transport.route(route.method.map { HTTPMethod(rawValue: $0.uppercased()) }, route.url, reply: reply)
         }
         return TransportComponent(transport)

@@ -31,6 +31,7 @@ public struct MemoryPersistencePlugin: PipelinePlugin {
     /// An in-memory store and cache.
     public func make(_ settings: Settings, context: AssemblyContext) throws -> PersistenceComponent {
         PersistenceComponent(
-            documents: InMemoryDocumentStore(), entityCache: InMemoryEntityCache(), summary: "in memory (nothing survives the process)")
+            documents: InMemoryDocumentStore(), entityCache: InMemoryEntityCache(),
+            summary: "in memory (nothing survives the process)")
     }
 }

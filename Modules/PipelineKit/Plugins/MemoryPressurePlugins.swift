@@ -39,7 +39,9 @@ public struct PSIPressurePlugin: PipelinePlugin {
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case path, stall, window, usesTrigger = "uses_trigger", pollingInterval = "polling_interval"
+            case path, stall, window
+            case usesTrigger = "uses_trigger"
+            case pollingInterval = "polling_interval"
             case avg10Threshold = "avg10_threshold"
         }
 
@@ -56,15 +58,19 @@ public struct PSIPressurePlugin: PipelinePlugin {
             configuration.stall = try settings.duration(.stall, default: configuration.stall)
             configuration.window = try settings.duration(.window, default: configuration.window)
             if configuration.window < .milliseconds(500) || configuration.window > .seconds(10) {
-                try settings.invalid(.window, "the kernel accepts a window of 500ms to 10s (found \(configuration.window))")
+                try settings.invalid(
+                    .window, "the kernel accepts a window of 500ms to 10s (found \(configuration.window))")
             }
             if configuration.stall > configuration.window {
-                try settings.invalid(.stall, "the stall must fit in the window (\(configuration.stall) > \(configuration.window))")
+                try settings.invalid(
+                    .stall, "the stall must fit in the window (\(configuration.stall) > \(configuration.window))")
             }
             configuration.usesTrigger = try settings.decode(.usesTrigger, default: configuration.usesTrigger)
-            configuration.pollingInterval = try settings.duration(.pollingInterval, default: configuration.pollingInterval)
+            configuration.pollingInterval = try settings.duration(
+                .pollingInterval, default: configuration.pollingInterval)
             configuration.avg10Threshold = try settings.decode(
-                .avg10Threshold, default: configuration.avg10Threshold, where: { $0 > 0 && $0 <= 100 }, "must be a percentage above 0, at most 100")
+                .avg10Threshold, default: configuration.avg10Threshold, where: { $0 > 0 && $0 <= 100 },
+                "must be a percentage above 0, at most 100")
         }
     }
 
@@ -98,7 +104,9 @@ public struct ResidentLimitPressurePlugin: PipelinePlugin {
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case resident, cgroupFraction = "cgroup_fraction", interval
+            case resident
+            case cgroupFraction = "cgroup_fraction"
+            case interval
         }
 
         /// 90 % of the cgroup's limit, checked every second.
@@ -115,10 +123,15 @@ public struct ResidentLimitPressurePlugin: PipelinePlugin {
                 try settings.invalidMapping("give either 'resident' or 'cgroup_fraction', not both")
             case (true, false):
                 if let bytes = try settings.decode(.resident, as: ByteCountSetting.self)?.bytes {
-                    if bytes > 0 { configuration.limit = .residentBytes(bytes) } else { try settings.invalid(.resident, "must be more than zero (found \(bytes))") }
+                    if bytes > 0 {
+                        configuration.limit = .residentBytes(bytes)
+                    } else {
+                        try settings.invalid(.resident, "must be more than zero (found \(bytes))")
+                    }
                 }
             case (false, true):
-                let fraction = try settings.decode(.cgroupFraction, default: 0.9, where: { $0 > 0 && $0 <= 1 }, "must be above 0, at most 1")
+                let fraction = try settings.decode(
+                    .cgroupFraction, default: 0.9, where: { $0 > 0 && $0 <= 1 }, "must be above 0, at most 1")
                 configuration.limit = .cgroupFraction(fraction)
             case (false, false):
                 break
@@ -137,6 +150,7 @@ public struct ResidentLimitPressurePlugin: PipelinePlugin {
     public func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
         var logger = context.logger
         logger[metadataKey: "part"] = "memory-pressure"
-        return MemoryPressureComponent(ResidentMemoryPressureSource(configuration: settings.configuration, logger: logger))
+        return MemoryPressureComponent(
+            ResidentMemoryPressureSource(configuration: settings.configuration, logger: logger))
     }
 }

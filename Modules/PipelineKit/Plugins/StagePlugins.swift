@@ -15,7 +15,8 @@ public struct StageSettings: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case contentTypes = "content_types", replacesExisting = "replace"
+        case contentTypes = "content_types"
+        case replacesExisting = "replace"
     }
 
     /// The plugin's content types, added beside the stage's other transformers.
@@ -30,7 +31,8 @@ public struct StageSettings: Decodable, Sendable {
         let settings = try decoder.settings(CodingKeys.self)
         contentTypes = try settings.decode(.contentTypes, as: [String].self)
         if let contentTypes, contentTypes.isEmpty || contentTypes.contains(where: { !$0.contains("/") }) {
-            try settings.invalid(.contentTypes, "give content types such as application/json or */*+json (found \(contentTypes))")
+            try settings.invalid(
+                .contentTypes, "give content types such as application/json or */*+json (found \(contentTypes))")
         }
         replacesExisting = try settings.decode(.replacesExisting, default: false)
     }
@@ -48,7 +50,8 @@ public struct JSONStagePlugin: PipelinePlugin {
     public func make(_ settings: StageSettings, context: AssemblyContext) throws -> ResponseStage {
         ResponseStage(
             stage: .parsing, transformer: JSONTransformer(),
-            contentTypes: settings.contentTypes ?? ["application/json", "*/*+json"], replacesExisting: settings.replacesExisting)
+            contentTypes: settings.contentTypes ?? ["application/json", "*/*+json"],
+            replacesExisting: settings.replacesExisting)
     }
 }
 

@@ -20,7 +20,8 @@ func check(_ condition: Bool, _ promise: String) {
 
 let deliveries = Mutex<[Int]>([])
 let pending = Mutex<SignalNext?>(nil)
-let query = try items.find("store_id == $args.store", args: ["store": "abc123"]).observeLocalWithNextSignal { documents, _, signalNext in
+let query = try items.find("store_id == $args.store", args: ["store": "abc123"]).observeLocalWithNextSignal {
+    documents, _, signalNext in
     deliveries.withLock { $0.append(documents.count) }
     pending.withLock { $0 = signalNext }
 }
@@ -34,7 +35,9 @@ let deadline = ContinuousClock.now + .seconds(30)
 while deliveries.withLock({ $0.last }) != 250, ContinuousClock.now < deadline {
     let seen = deliveries.withLock { $0.count }
     pending.withLock { $0 }?()
-    while deliveries.withLock({ $0.count }) == seen, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+    while deliveries.withLock({ $0.count }) == seen, ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(1))
+    }
 }
 let seen = deliveries.withLock { $0 }
 print("  deliveries: \(seen)")

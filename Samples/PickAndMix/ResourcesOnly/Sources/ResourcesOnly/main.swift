@@ -9,7 +9,8 @@ import TransportKit
 final class Screen: Sendable {}
 
 let transport = InMemoryTransport()
-transport.route("https://shop.example/items", reply: .json(#"[{"name": "pear"}, {"name": "fig"}]"#, delay: .milliseconds(20)))
+transport.route(
+    "https://shop.example/items", reply: .json(#"[{"name": "pear"}, {"name": "fig"}]"#, delay: .milliseconds(20)))
 let service = Service(baseURL: "https://shop.example", transport: transport)
 var failures = 0
 
@@ -33,5 +34,6 @@ if case .array(let parsed)? = items.latestData?.typedContent(as: JSONValue.self)
 }
 check(items.hasObservers, "observed while the screen lives")
 screen = nil
-check(service.flushUnused() >= 0 && !items.hasObservers, "no observers once the screen is gone, without removeObservers")
+check(
+    service.flushUnused() >= 0 && !items.hasObservers, "no observers once the screen is gone, without removeObservers")
 exit(failures == 0 ? 0 : 1)
