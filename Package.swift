@@ -17,6 +17,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "TetherConcurrency", targets: ["TetherConcurrency"]),
+        .library(name: "TetherClock", targets: ["TetherClock"]),
         .library(name: "OwnershipKit", targets: ["OwnershipKit"]),
         .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
         .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),
@@ -54,6 +55,8 @@ let package = Package(
     targets: [
         // MARK: Internal helpers (no product)
         .target(name: "TetherConcurrency", path: "Modules/TetherConcurrency"),
+        // The role of a clock (TimeSource), the system's and a manual one: every timed part takes one.
+        .target(name: "TetherClock", dependencies: ["TetherConcurrency"], path: "Modules/TetherClock"),
 
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["TetherConcurrency"], path: "Modules/OwnershipKit"),
@@ -65,7 +68,7 @@ let package = Package(
         ),
         .target(
             name: "TransportKit",
-            dependencies: ["TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["TetherConcurrency", "TetherClock", .product(name: "Logging", package: "swift-log")],
             path: "Modules/TransportKit"
         ),
         .target(name: "TetherJSON", path: "Modules/TetherJSON"),
@@ -85,7 +88,8 @@ let package = Package(
         .target(
             name: "ResourceKit",
             dependencies: [
-                "TetherConcurrency", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "TetherJSON",
+                "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
+                "TetherJSON",
                 "PersistenceKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -121,7 +125,7 @@ let package = Package(
         .target(
             name: "SQLiteAdapter",
             dependencies: [
-                "PersistenceKit", "LiveQueryKit", "TetherJSON", "TetherConcurrency",
+                "PersistenceKit", "LiveQueryKit", "TetherJSON", "TetherConcurrency", "TetherClock",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -136,7 +140,7 @@ let package = Package(
             dependencies: [
                 "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit", "PersistenceKit",
                 "TetherJSON",
-                "TetherTesting", "TetherConcurrency",
+                "TetherClock", "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -159,7 +163,9 @@ let package = Package(
         // MARK: Doubles, conformance suites and test helpers
         .target(
             name: "TetherTesting",
-            dependencies: ["OwnershipKit", "TransportKit", "PersistenceKit", "TetherJSON", "TetherConcurrency"],
+            dependencies: [
+                "OwnershipKit", "TransportKit", "PersistenceKit", "TetherJSON", "TetherConcurrency", "TetherClock",
+            ],
             path: "Modules/TetherTesting"),
         // Swift Testing traits (the leak check) apart from TetherTesting, which PipelineKit links: no test library
         // in applications.
@@ -178,7 +184,7 @@ let package = Package(
         .target(
             name: "TransportConformance",
             dependencies: [
-                "TransportKit", "TetherTesting", "TetherConcurrency", "LoopbackServer",
+                "TransportKit", "TetherClock", "TetherConcurrency", "LoopbackServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -194,7 +200,7 @@ let package = Package(
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON",
                 "PersistenceKit",
-                "LiveQueryKit",
+                "LiveQueryKit", "TetherClock",
             ],
             path: "Modules/Tether"),
 
@@ -222,6 +228,7 @@ let package = Package(
             dependencies: ["TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherConcurrencyTests"
         ),
+        .testTarget(name: "TetherClockTests", dependencies: ["TetherClock"], path: "Tests/TetherClockTests"),
         .testTarget(
             name: "OwnershipKitTests",
             dependencies: ["OwnershipKit", "DeliveryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],

@@ -4,6 +4,7 @@
 import Benchmark
 import ResourceKit
 import Synchronization
+import TetherClock
 import TetherTesting
 import TransportKit
 

@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 public import NIOSSL
 public import ServiceLifecycle
+import TetherClock
 import TetherConcurrency
 public import TransportKit
 

@@ -5,8 +5,9 @@ public import PersistenceKit
 public import RegistryKit
 public import ResourceKit
 public import ServiceLifecycle
+public import TetherClock
 import TetherConcurrency
-public import TransportKit
+import TransportKit
 import UnixSignals
 
 /// The pipeline a configuration describes, assembled: the services and their resources' rules, the store live

@@ -1,3 +1,4 @@
+import TetherClock
 import TetherConcurrency
 public import TransportKit
 

@@ -1,6 +1,7 @@
 import Logging
 import PersistenceKit
 import Synchronization
+import TetherClock
 import TetherConcurrency
 import TransportKit
 

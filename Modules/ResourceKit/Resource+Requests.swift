@@ -1,5 +1,6 @@
 import Logging
 import PersistenceKit
+import TetherClock
 import TetherConcurrency
 public import TransportKit
 

@@ -1,6 +1,7 @@
 import Logging
 import OwnershipKit
 import Synchronization
+import TetherClock
 import TetherConcurrency
 public import TransportKit
 

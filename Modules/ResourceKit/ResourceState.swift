@@ -1,3 +1,4 @@
+import TetherClock
 import TransportKit
 
 /// A resource's mutable state, behind its lock.

@@ -1,4 +1,5 @@
 public import RegistryKit
+public import TetherClock
 import TetherConcurrency
 public import TransportKit
 

@@ -2,6 +2,7 @@ import Logging
 import OwnershipKit
 import RegistryKit
 import Synchronization
+import TetherClock
 import TetherConcurrency
 import TransportKit
 

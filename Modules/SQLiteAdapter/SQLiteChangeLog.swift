@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PersistenceKit
+import TetherClock
 
 /// The change log in the SQLite file: what one process's commits tell the others (see `ChangeLogEntry`).
 ///
@@ -61,7 +62,7 @@ enum SQLiteChangeLog {
     /// however long the log (it runs every 256 commits, so it keeps up).
     static func prune(in db: Database, now: Date, retention: Duration, minimumAge: Duration, batch: Int64 = 4096) throws
     {
-        let liveSince = now.timeIntervalSince1970 - retention.seconds
+        let liveSince = now.timeIntervalSince1970 - retention.timeInterval
         try db.execute(sql: "DELETE FROM tether_change_log_readers WHERE seen_at < ?", arguments: [liveSince])
         guard let oldest = try Int64.fetchOne(db, sql: "SELECT MIN(commit_number) FROM tether_change_log") else {
             return
@@ -69,7 +70,7 @@ enum SQLiteChangeLog {
         let passed = try Int64.fetchOne(db, sql: "SELECT MIN(position) FROM tether_change_log_readers") ?? Int64.max
         try db.execute(
             sql: "DELETE FROM tether_change_log WHERE commit_number <= ? AND written_at < ?",
-            arguments: [min(passed, oldest + batch - 1), now.timeIntervalSince1970 - minimumAge.seconds])
+            arguments: [min(passed, oldest + batch - 1), now.timeIntervalSince1970 - minimumAge.timeInterval])
     }
 
     /// How many entries the log holds (for tests and diagnostics).

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PersistenceKit
+import TetherClock
 
 /// Opening a `DatabasePool` the way both the store and the cache do: file checks first (0600, directory), then —
 /// before anything can write — a read-only inspection (an SQLite database, Tether's tables named by `table` or
@@ -20,7 +21,7 @@ enum SQLiteDatabase {
         }
         try DatabaseFile.prepare(path)
         var grdb = Configuration()
-        grdb.busyMode = .timeout(configuration.busyTimeout.seconds)
+        grdb.busyMode = .timeout(configuration.busyTimeout.timeInterval)
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
         grdb.label = "tether.sqlite"
         grdb.prepareDatabase { db in
@@ -41,13 +42,5 @@ enum SQLiteDatabase {
             let value = String.fromDatabaseValue(arguments[1])
         else { return false }
         return LikePattern(pattern).matches(value)
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

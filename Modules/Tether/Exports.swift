@@ -1,9 +1,11 @@
+// The umbrella module: `import Tether` brings in every Kit.
+
 @_exported public import DeliveryKit
 @_exported public import LiveQueryKit
-// The umbrella module: `import Tether` brings in every Kit.
 @_exported public import OwnershipKit
 @_exported public import PersistenceKit
 @_exported public import RegistryKit
 @_exported public import ResourceKit
+@_exported public import TetherClock
 @_exported public import TetherJSON
 @_exported public import TransportKit

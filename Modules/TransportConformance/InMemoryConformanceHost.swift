@@ -1,4 +1,4 @@
-public import TetherTesting
+import TetherClock
 public import TransportKit
 
 /// The in-memory host: no sockets, an `InMemoryTransport` answering with the same ``ConformanceEndpoints`` as

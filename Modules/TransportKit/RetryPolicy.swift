@@ -1,3 +1,5 @@
+import TetherClock
+
 /// When and how often a ``RetryingTransport`` tries a request again: exponential backoff with jitter, for idempotent
 /// methods only unless told otherwise, on transient connection failures and on 429, 502, 503 and 504 — honouring
 /// `Retry-After` — within a cap on attempts and on total time.

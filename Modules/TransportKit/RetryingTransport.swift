@@ -1,4 +1,5 @@
 public import Logging
+public import TetherClock
 
 /// A transport that sends through `base` and tries again as its ``RetryPolicy`` says — so every transport, ours
 /// or a user's, gets the same retries.

@@ -1,7 +1,7 @@
 /// The role of anything that carries a request to a server and brings back its response.
 ///
 /// One method, so that an adapter is small and a test double is smaller: `URLSessionTransport`,
-/// `AsyncHTTPClientTransport` and `TetherTesting`'s `InMemoryTransport` all conform.
+/// `AsyncHTTPClientTransport` and ``InMemoryTransport`` all conform.
 ///
 /// The contract:
 /// - Any HTTP status is a response, not an error: 404 and 500 come back as a ``TransportResponse``.

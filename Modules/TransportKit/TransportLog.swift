@@ -1,4 +1,5 @@
 public import Logging
+import TetherClock
 
 /// The metadata every transport logs, built in one place so that redaction cannot be forgotten: header values of
 /// a request's ``TransportRequest/sensitiveHeaders`` and passwords in URLs never reach a log line.

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+import TetherClock
 public import TransportKit
 
 #if canImport(FoundationNetworking)

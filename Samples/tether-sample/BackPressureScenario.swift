@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import LiveQueryKit
 import PipelineKit
+import TetherClock
 import TetherConcurrency
 import TetherJSON
 import TransportKit

@@ -1,4 +1,5 @@
 import Foundation
+import TetherClock
 import TetherConcurrency
 import TransportKit
 

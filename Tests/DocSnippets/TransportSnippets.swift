@@ -1,10 +1,11 @@
-// The examples of Docs/Transports.md and Docs/TransportKit.md, compiled (see OwnershipKitSnippets.swift).
 import AsyncHTTPClientAdapter
 import Foundation
 import Logging
 import ResourceKit
 import ServiceLifecycle
 import Testing
+// The examples of Docs/Transports.md and Docs/TransportKit.md, compiled (see OwnershipKitSnippets.swift).
+import TetherClock
 import TetherTesting
 import TransportConformance
 import TransportKit

@@ -1,8 +1,10 @@
 import Foundation
 import ResourceKit
 import Testing
+import TetherClock
 import TetherTesting
 import TetherTestingTraits
+import TransportKit
 
 @Suite("Resource: async forms", .leakChecked)
 struct AsyncTests {

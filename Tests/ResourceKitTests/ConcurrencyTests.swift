@@ -4,6 +4,7 @@ import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
+import TransportKit
 
 @Suite("Resource: 8 threads at once", .leakChecked)
 struct ConcurrencyTests {

@@ -2,6 +2,7 @@ import Foundation
 import PersistenceKit
 import ResourceKit
 import Testing
+import TetherClock
 import TetherTesting
 import TetherTestingTraits
 import TransportKit

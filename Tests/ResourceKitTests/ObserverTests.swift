@@ -7,6 +7,7 @@ import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
+import TransportKit
 
 @Suite("Resource observers: Siesta's three flavours, with or without a delivery policy", .leakChecked)
 struct ObserverTests {

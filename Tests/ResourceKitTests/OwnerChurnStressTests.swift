@@ -7,6 +7,7 @@ import Testing
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
+import TransportKit
 
 /// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
 let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20

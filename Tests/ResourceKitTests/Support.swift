@@ -1,6 +1,7 @@
 import Foundation
 import ResourceKit
 import Testing
+import TetherClock
 import TetherConcurrency
 import TetherTesting
 import TransportKit

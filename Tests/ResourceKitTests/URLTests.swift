@@ -3,6 +3,7 @@ import ResourceKit
 import Testing
 import TetherTesting
 import TetherTestingTraits
+import TransportKit
 
 @Suite("Service: one resource per URL, and URLs that never escape the base", .leakChecked)
 struct URLTests {

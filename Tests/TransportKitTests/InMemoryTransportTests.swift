@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherClock
 import TetherConcurrency
 import TetherTesting
 import TransportKit

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherClock
 import TetherTesting
 import TransportKit
 

@@ -1,8 +1,7 @@
 import Foundation
-import TetherTesting
 import TransportKit
 
-/// `type: in-memory` — TetherTesting's `InMemoryTransport` with routes from configuration: a service with no
+/// `type: in-memory` — TransportKit's `InMemoryTransport` with routes from configuration: a service with no
 /// network, for previews, demos and tests.
 ///
 /// ```yaml

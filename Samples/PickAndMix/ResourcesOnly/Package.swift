@@ -15,7 +15,6 @@ let package = Package(
                 .product(name: "OwnershipKit", package: "Tether"),
                 .product(name: "ResourceKit", package: "Tether"),
                 .product(name: "TransportKit", package: "Tether"),
-                .product(name: "TetherTesting", package: "Tether"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         )

@@ -3,7 +3,6 @@
 
 import Foundation
 import ResourceKit
-import TetherTesting
 import TransportKit
 
 final class Screen: Sendable {}

@@ -1,8 +1,14 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 /// The role of a clock: what time it is, how much time has passed, and how to wait.
 ///
 /// Resources stamp data with ``now`` (wall-clock time, so that timestamps mean something after a restart), measure
 /// ages in the process with ``elapsed`` (which never steps, whatever happens to the wall clock) and wait with
-/// ``sleep(for:)``. Inject `TetherTesting`'s `ManualTimeSource` to make expiry and delays deterministic.
+/// ``sleep(for:)``. Inject ``ManualTimeSource`` to make expiry and delays deterministic.
 public protocol TimeSource: Sendable {
     /// The current wall-clock time. It may step, backwards or forwards (NTP, a user setting the clock).
     var now: Date { get }
@@ -38,12 +44,4 @@ private let processOrigin = ContinuousClock.now
 extension TimeSource where Self == SystemTimeSource {
     /// The system's clock.
     public static var system: SystemTimeSource { SystemTimeSource() }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval`.
-    public var timeInterval: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
-    }
 }

@@ -1,5 +1,5 @@
+public import TetherClock
 import TetherConcurrency
-public import TransportKit
 
 /// A transport that answers from a script instead of a network: routes, scripted replies (status, headers, body,
 /// delay, failure), a log of every request, and delays on an injected clock, so that what depends on a transport

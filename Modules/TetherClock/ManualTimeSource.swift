@@ -1,5 +1,10 @@
 import TetherConcurrency
-public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A clock that moves only when told: ``advance(by:)`` moves ``now`` and ``elapsed`` and wakes every sleeper whose
 /// time has come, in order; ``stepWallClock(by:)`` moves ``now`` alone, either way, as NTP or a user does. Expiry
