@@ -22,6 +22,7 @@ let package = Package(
         .library(name: "DeliveryKit", targets: ["DeliveryKit"]),
         .library(name: "DeliveryMetricsAdapter", targets: ["DeliveryMetricsAdapter"]),
         .library(name: "RegistryKit", targets: ["RegistryKit"]),
+        .library(name: "MemoryPressureKit", targets: ["MemoryPressureKit"]),
         .library(name: "TransportKit", targets: ["TransportKit"]),
         .library(name: "ResourceKit", targets: ["ResourceKit"]),
         .library(name: "TetherJSON", targets: ["TetherJSON"]),
@@ -61,10 +62,11 @@ let package = Package(
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["TetherConcurrency"], path: "Modules/OwnershipKit"),
         .target(name: "DeliveryKit", dependencies: ["TetherConcurrency"], path: "Modules/DeliveryKit"),
+        .target(name: "RegistryKit", dependencies: ["TetherConcurrency"], path: "Modules/RegistryKit"),
         .target(
-            name: "RegistryKit",
-            dependencies: ["TetherConcurrency", .product(name: "Logging", package: "swift-log")],
-            path: "Modules/RegistryKit"
+            name: "MemoryPressureKit",
+            dependencies: ["TetherConcurrency", "TetherClock", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/MemoryPressureKit"
         ),
         .target(
             name: "TransportKit",
@@ -88,7 +90,8 @@ let package = Package(
         .target(
             name: "ResourceKit",
             dependencies: [
-                "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit",
+                "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit",
+                "TransportKit",
                 "TetherJSON",
                 "PersistenceKit",
                 .product(name: "Logging", package: "swift-log"),
@@ -138,7 +141,8 @@ let package = Package(
         .target(
             name: "PipelineKit",
             dependencies: [
-                "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit", "LiveQueryKit", "PersistenceKit",
+                "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
+                "PersistenceKit",
                 "TetherJSON",
                 "TetherClock", "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
@@ -198,7 +202,8 @@ let package = Package(
         .target(
             name: "Tether",
             dependencies: [
-                "OwnershipKit", "DeliveryKit", "RegistryKit", "TransportKit", "ResourceKit", "TetherJSON",
+                "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
+                "TetherJSON",
                 "PersistenceKit",
                 "LiveQueryKit", "TetherClock",
             ],
@@ -210,7 +215,7 @@ let package = Package(
             dependencies: [
                 "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit",
                 "LiveQueryKit",
-                "PersistenceKit", "RegistryKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
+                "PersistenceKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -248,11 +253,16 @@ let package = Package(
         ),
         .testTarget(
             name: "RegistryKitTests",
+            dependencies: ["RegistryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
+            path: "Tests/RegistryKitTests"
+        ),
+        .testTarget(
+            name: "MemoryPressureKitTests",
             dependencies: [
-                "RegistryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
+                "MemoryPressureKit", "RegistryKit", "TetherClock", "TetherConcurrency", "TetherTesting",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
-            path: "Tests/RegistryKitTests"
+            path: "Tests/MemoryPressureKitTests"
         ),
         .testTarget(
             name: "TransportKitTests",
@@ -334,7 +344,8 @@ let package = Package(
         .testTarget(
             name: "PipelineKitTests",
             dependencies: [
-                "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "DeliveryKit",
+                "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
+                "DeliveryKit",
                 "LiveQueryKit",
                 "PersistenceKit", "TetherJSON", "TetherTesting", "TetherTestingTraits", "TransportConformance",
                 "TetherConcurrency", "SQLiteAdapter",

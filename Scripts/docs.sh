@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
-    modules=(TetherConcurrency TetherClock OwnershipKit DeliveryKit DeliveryMetricsAdapter RegistryKit TransportKit ResourceKit
+    modules=(TetherConcurrency TetherClock OwnershipKit DeliveryKit DeliveryMetricsAdapter RegistryKit MemoryPressureKit TransportKit ResourceKit
         TetherJSON PersistenceKit LiveQueryKit SQLiteAdapter URLSessionAdapter AsyncHTTPClientAdapter PipelineKit
         PipelinePlugins TetherTesting TetherTestingTraits TransportConformance Tether)
 fi

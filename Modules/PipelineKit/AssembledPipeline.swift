@@ -1,8 +1,8 @@
 import Foundation
 public import LiveQueryKit
 public import Logging
+public import MemoryPressureKit
 public import PersistenceKit
-public import RegistryKit
 public import ResourceKit
 public import ServiceLifecycle
 public import TetherClock

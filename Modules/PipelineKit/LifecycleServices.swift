@@ -1,4 +1,4 @@
-public import RegistryKit
+public import MemoryPressureKit
 public import ServiceLifecycle
 import TetherConcurrency
 

@@ -1,4 +1,4 @@
-public import RegistryKit
+public import MemoryPressureKit
 
 /// What a memory-pressure plugin makes: the source whose events flush every service's unused resources.
 public struct MemoryPressureComponent: PipelineComponent, Sendable {

@@ -1,4 +1,5 @@
 public import Foundation
+import MemoryPressureKit
 
 /// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
 /// Load one with ``ConfigurationLoader``, then `Pipeline.assemble(_:defaults:)` it.

@@ -1,5 +1,6 @@
 public import Foundation
 public import Logging
+import MemoryPressureKit
 
 /// The role of a pipeline plugin: something configuration names by `type:` and that makes one part of the
 /// pipeline (a transport, a persistence layer, a memory-pressure source, a delivery policy, a response stage) from

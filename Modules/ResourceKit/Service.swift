@@ -1,4 +1,4 @@
-public import RegistryKit
+public import MemoryPressureKit
 public import TetherClock
 import TetherConcurrency
 public import TransportKit

@@ -1,4 +1,5 @@
 import Logging
+import MemoryPressureKit
 import OwnershipKit
 import RegistryKit
 import Synchronization

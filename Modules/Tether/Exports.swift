@@ -2,6 +2,7 @@
 
 @_exported public import DeliveryKit
 @_exported public import LiveQueryKit
+@_exported public import MemoryPressureKit
 @_exported public import OwnershipKit
 @_exported public import PersistenceKit
 @_exported public import RegistryKit

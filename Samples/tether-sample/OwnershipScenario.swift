@@ -1,3 +1,4 @@
+import MemoryPressureKit
 import PipelineKit
 import ResourceKit
 import TetherConcurrency

@@ -1,5 +1,6 @@
 import Foundation
 import LiveQueryKit
+import MemoryPressureKit
 import PipelineKit
 import ResourceKit
 import TetherConcurrency

@@ -1,5 +1,6 @@
-// The examples of Docs/ResourceKit.md and Docs/RegistryKit.md, compiled (see OwnershipKitSnippets.swift).
 import Foundation
+// The examples of Docs/ResourceKit.md and Docs/RegistryKit.md, compiled (see OwnershipKitSnippets.swift).
+import MemoryPressureKit
 import RegistryKit
 import ResourceKit
 import TransportKit
@@ -71,7 +72,7 @@ enum RegistryKitSnippets {
 
     static func monitor(items: Registry<URL, CachedItem>) -> Task<Void, Never> {
         // snippet: RegistryKit.monitor
-        let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource(), flushing: items)
+        let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource()) { _ in items.flushUnused() }
         let task = Task { await monitor.run() }  // or in a ServiceGroup; cancel the task to stop
         // end snippet
         return task

@@ -2,6 +2,7 @@ import DeliveryKit
 import Foundation
 import LiveQueryKit
 import Logging
+import MemoryPressureKit
 import PersistenceKit
 import PipelineKit
 import PipelinePlugins

@@ -1,4 +1,5 @@
 import Foundation
+import MemoryPressureKit
 import PipelineKit
 import PipelinePlugins
 import RegistryKit

@@ -1,5 +1,5 @@
 import Logging
-public import RegistryKit
+public import MemoryPressureKit
 
 /// `type: manual` — pressure only when the application signals it (`Pipeline.simulateMemoryPressure(_:)` works
 /// whatever the source).

@@ -2,6 +2,7 @@
 import TetherConcurrency
 import Foundation
 public import Logging
+public import TetherClock
 import Synchronization
 
 /// Memory pressure from Linux's pressure-stall information (PSI): real pressure, as the kernel measures it.
@@ -63,13 +64,17 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
     /// The configuration in use.
     public let configuration: Configuration
     private let logger: Logger
+    private let timeSource: any TimeSource
 
-    /// Makes the source.
+    /// Makes the source; when it polls, it waits between readings on `timeSource` (a `ManualTimeSource` makes
+    /// every reading a step a test takes).
     public init(
-        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "tether.memory-pressure")
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "tether.memory-pressure"),
+        timeSource: any TimeSource = .system
     ) {
         self.configuration = configuration
         self.logger = logger
+        self.timeSource = timeSource
     }
 
     /// Which file the source reads: the configured one, the cgroup's, or the system-wide one.
@@ -160,7 +165,7 @@ public struct PSIMemoryPressureSource: MemoryPressureSource {
                 warnedUnreadable = true
                 logger.warning("memory pressure: cannot read PSI now", metadata: ["path": "\(path)"])
             }
-            try? await Task.sleep(for: configuration.pollingInterval)
+            try? await timeSource.sleep(for: configuration.pollingInterval)
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 public import Logging
+public import TetherClock
 
 /// Memory pressure as a threshold on memory in use: this process's resident set, or its cgroup's usage against the
 /// cgroup's limit (cgroup v2 `memory.current`/`memory.max`, or v1 `memory.usage_in_bytes`/`memory.limit_in_bytes`).
@@ -62,11 +63,17 @@ public struct ResidentMemoryPressureSource: MemoryPressureSource {
     /// The configuration in use.
     public let configuration: Configuration
     private let logger: Logger
+    private let timeSource: any TimeSource
 
-    /// Makes the source.
-    public init(configuration: Configuration, logger: Logger = Logger(label: "tether.memory-pressure")) {
+    /// Makes the source; it waits between checks on `timeSource` (a `ManualTimeSource` makes every check a step a
+    /// test takes).
+    public init(
+        configuration: Configuration, logger: Logger = Logger(label: "tether.memory-pressure"),
+        timeSource: any TimeSource = .system
+    ) {
         self.configuration = configuration
         self.logger = logger
+        self.timeSource = timeSource
     }
 
     /// Reads memory in use and its limit now, or says why it cannot.
@@ -160,7 +167,7 @@ public struct ResidentMemoryPressureSource: MemoryPressureSource {
                         metadata: ["reason": "\(failure.description)"])
                 }
             }
-            try? await Task.sleep(for: configuration.interval)
+            try? await timeSource.sleep(for: configuration.interval)
         }
     }
 }

@@ -1,10 +1,11 @@
-/// Runs a ``MemoryPressureSource`` and flushes registries when it reports pressure.
+/// Runs a ``MemoryPressureSource`` and calls you for each event it reports: flush caches, release what can be
+/// rebuilt.
 ///
 /// Long-running work lives in ``run()``, as swift-service-lifecycle asks: run it in a task or a `ServiceGroup`
 /// (PipelineKit does), and cancel that to stop.
 ///
 /// ```swift
-/// let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource()) { _ in resources.flushUnused() }
+/// let monitor = MemoryPressureMonitor(source: PSIMemoryPressureSource()) { _ in items.flushUnused() }
 /// Task { await monitor.run() }
 /// ```
 public struct MemoryPressureMonitor: Sendable {
@@ -16,11 +17,6 @@ public struct MemoryPressureMonitor: Sendable {
     public init(source: any MemoryPressureSource, onPressure: @escaping @Sendable (MemoryPressureEvent) -> Void) {
         self.source = source
         self.onPressure = onPressure
-    }
-
-    /// Makes a monitor that flushes `registry`'s unused instances on each event.
-    public init<Key, Value>(source: any MemoryPressureSource, flushing registry: Registry<Key, Value>) {
-        self.init(source: source) { _ in registry.flushUnused() }
     }
 
     /// Watches until cancelled.

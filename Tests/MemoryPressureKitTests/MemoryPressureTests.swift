@@ -1,18 +1,34 @@
 import Foundation
 import InMemoryLogging
 import Logging
+import MemoryPressureKit
 import RegistryKit
 import Testing
+import TetherClock
 import TetherConcurrency
+import TetherTesting
 
-/// Runs `source` for `milliseconds`, collecting its events.
-func events(of source: any MemoryPressureSource, for milliseconds: Int) async -> [MemoryPressureEvent] {
+/// Runs a polling `source` for exactly `checks` checks on `clock`, and returns its events. A check is over when the
+/// source sleeps on the clock again, so "no event" means "checked `checks` times and saw nothing", however slow the
+/// machine.
+func events(
+    of source: any MemoryPressureSource, on clock: ManualTimeSource, checks: Int, interval: Duration
+) async -> [MemoryPressureEvent] {
     let collected = LockedValue<[MemoryPressureEvent]>([])
     let task = Task { await source.run { event in collected.withLock { $0.append(event) } } }
-    try? await Task.sleep(for: .milliseconds(milliseconds))
+    for check in 1...checks {
+        #expect(await clock.waitForSleepers(1), "check \(check) ends with a sleep on the clock")
+        if check < checks { clock.advance(by: interval) }
+    }
     task.cancel()
     await task.value
     return collected.withLock { $0 }
+}
+
+/// A registry's value.
+final class Item: Sendable {
+    let key: String
+    init(_ key: String) { self.key = key }
 }
 
 /// A temporary directory with files in it, removed at deinit.
@@ -31,9 +47,12 @@ final class Fixture {
     func path(_ component: String = "") -> String { root.appendingPathComponent(component).path }
 }
 
+/// A logger that keeps every entry, debug included.
 func capturingLogger() -> (Logger, InMemoryLogHandler) {
     let handler = InMemoryLogHandler()
-    return (Logger(label: "test", factory: { _ in handler }), handler)
+    var logger = Logger(label: "test", factory: { _ in handler })
+    logger.logLevel = .debug
+    return (logger, handler)
 }
 
 @Suite("Memory pressure")
@@ -42,7 +61,7 @@ struct MemoryPressureTests {
     func manualSourceFlushes() async {
         let registry = Registry<String, Item>()
         let source = ManualMemoryPressureSource()
-        let monitor = MemoryPressureMonitor(source: source, flushing: registry)
+        let monitor = MemoryPressureMonitor(source: source) { _ in registry.flushUnused() }
         let task = Task { await monitor.run() }
         while source.watcherCount == 0 { await Task.yield() }
         do { _ = registry.instance(for: "/a") { Item("/a") } }
@@ -57,7 +76,7 @@ struct MemoryPressureTests {
     @Test(
         "On this machine PSI works: by kernel trigger or, failing that, by polling",
         .enabled(if: FileManager.default.isReadableFile(atPath: "/proc/pressure/memory")))
-    func psiWorksHere() async {
+    func psiWorksHere() async throws {
         let source = PSIMemoryPressureSource()
         switch source.probe() {
         case .trigger(let path), .polling(let path, _):
@@ -65,9 +84,19 @@ struct MemoryPressureTests {
         case .unavailable(let reason):
             Issue.record("PSI readable but unusable: \(reason)")
         }
+        // Watch until the source has settled into its way of working — the trigger registered, or the first reading
+        // taken — then stop: nothing it said on the way may be a complaint.
         let (logger, log) = capturingLogger()
-        let quiet = await events(of: PSIMemoryPressureSource(logger: logger), for: 300)
-        #expect(quiet.allSatisfy { !$0.reason.isEmpty })
+        let clock = ManualTimeSource()
+        let watched = PSIMemoryPressureSource(logger: logger, timeSource: clock)
+        let collected = LockedValue<[MemoryPressureEvent]>([])
+        let task = Task { await watched.run { event in collected.withLock { $0.append(event) } } }
+        try await eventually {
+            clock.sleeperCount > 0 || log.entries.contains { "\($0.message)".contains("PSI trigger registered") }
+        }
+        task.cancel()
+        await task.value
+        #expect(collected.withLock { $0 }.allSatisfy { !$0.reason.isEmpty })
         #expect(log.entries.allSatisfy { $0.level < .warning }, "no complaints: \(log.entries.map(\.message))")
     }
 
@@ -92,13 +121,31 @@ struct MemoryPressureTests {
                 "some avg10=15.00 avg60=3.00 avg300=1.00 total=99\nfull avg10=1.00 avg60=0.00 avg300=0.00 total=9\n"
         ])
         let configuration = PSIMemoryPressureSource.Configuration(
-            path: fixture.path("memory"), usesTrigger: false, pollingInterval: .milliseconds(10), avg10Threshold: 10)
-        let source = PSIMemoryPressureSource(configuration: configuration)
+            path: fixture.path("memory"), usesTrigger: false, pollingInterval: .seconds(2), avg10Threshold: 10)
+        let clock = ManualTimeSource()
+        let source = PSIMemoryPressureSource(configuration: configuration, timeSource: clock)
         #expect(source.probe() == .polling(path: fixture.path("memory"), reason: nil))
-        let seen = await events(of: source, for: 100)
-        #expect(!seen.isEmpty)
+        let seen = await events(of: source, on: clock, checks: 3, interval: .seconds(2))
+        #expect(seen.count == 3, "one event per reading at or above the threshold")
         #expect(seen.first?.level == .warning)
         #expect(seen.first?.reason.contains("avg10=15.0") == true)
+
+        let calm = try Fixture(["memory": "some avg10=9.99 avg60=3.00 avg300=1.00 total=99\n"])
+        let calmClock = ManualTimeSource()
+        let quiet = PSIMemoryPressureSource(
+            configuration: .init(
+                path: calm.path("memory"), usesTrigger: false, pollingInterval: .seconds(2), avg10Threshold: 10),
+            timeSource: calmClock)
+        #expect(await events(of: quiet, on: calmClock, checks: 3, interval: .seconds(2)).isEmpty)
+
+        let critical = try Fixture(["memory": "some avg10=20.00 avg60=3.00 avg300=1.00 total=99\n"])
+        let criticalClock = ManualTimeSource()
+        let criticalSource = PSIMemoryPressureSource(
+            configuration: .init(
+                path: critical.path("memory"), usesTrigger: false, pollingInterval: .seconds(2), avg10Threshold: 10),
+            timeSource: criticalClock)
+        let criticalSeen = await events(of: criticalSource, on: criticalClock, checks: 1, interval: .seconds(2))
+        #expect(criticalSeen.map(\.level) == [.critical], "twice the threshold is critical")
     }
 
     @Test("A file that only looks like PSI is refused as a trigger, and polled instead")
@@ -113,7 +160,7 @@ struct MemoryPressureTests {
     }
 
     @Test("Where PSI cannot work, the source says so once and waits quietly until cancelled")
-    func psiUnavailable() async {
+    func psiUnavailable() async throws {
         let (logger, log) = capturingLogger()
         let source = PSIMemoryPressureSource(
             configuration: .init(path: "/nonexistent/pressure/memory"), logger: logger)
@@ -122,20 +169,28 @@ struct MemoryPressureTests {
             return
         }
         #expect(reason.contains("/nonexistent/pressure/memory"))
-        #expect(await events(of: source, for: 100).isEmpty)
+        // It says so at once, then only waits: after the warning, nothing can come but the end of the watch.
+        let collected = LockedValue<[MemoryPressureEvent]>([])
+        let task = Task { await source.run { event in collected.withLock { $0.append(event) } } }
+        try await eventually { log.entries.contains { $0.level == .warning } }
+        task.cancel()
+        await task.value
+        #expect(collected.withLock { $0 }.isEmpty)
         #expect(log.entries.filter { $0.level == .warning }.count == 1)
     }
 
     @Test("Resident set above the limit is pressure; below it is not")
     func residentLimit() async {
+        let clock = ManualTimeSource()
         let over = ResidentMemoryPressureSource(
-            configuration: .init(limit: .residentBytes(1), interval: .milliseconds(10)))
-        let seen = await events(of: over, for: 80)
-        #expect(!seen.isEmpty)
+            configuration: .init(limit: .residentBytes(1), interval: .seconds(1)), timeSource: clock)
+        let seen = await events(of: over, on: clock, checks: 2, interval: .seconds(1))
+        #expect(seen.count == 2, "one event per check")
         #expect(seen.first?.level == .critical)
+        let underClock = ManualTimeSource()
         let under = ResidentMemoryPressureSource(
-            configuration: .init(limit: .residentBytes(1 << 50), interval: .milliseconds(10)))
-        #expect(await events(of: under, for: 60).isEmpty)
+            configuration: .init(limit: .residentBytes(1 << 50), interval: .seconds(1)), timeSource: underClock)
+        #expect(await events(of: under, on: underClock, checks: 3, interval: .seconds(1)).isEmpty)
         guard case .success(let reading) = under.read() else {
             Issue.record("cannot read /proc/self/statm")
             return
@@ -148,25 +203,28 @@ struct MemoryPressureTests {
         let limited = try Fixture([
             "proc/self/cgroup": "0::/app\n", "cgroup/app/memory.current": "900\n", "cgroup/app/memory.max": "1000\n",
         ])
+        let clock = ManualTimeSource()
         let source = ResidentMemoryPressureSource(
             configuration: .init(
-                limit: .cgroupFraction(0.8), interval: .milliseconds(10), procRoot: limited.path("proc"),
-                cgroupRoot: limited.path("cgroup")))
+                limit: .cgroupFraction(0.8), interval: .seconds(1), procRoot: limited.path("proc"),
+                cgroupRoot: limited.path("cgroup")),
+            timeSource: clock)
         #expect(
             try source.read().get()
                 == .init(used: 900, limit: 800, source: limited.path("cgroup/app") + "/memory.{current,max}"))
-        #expect(await events(of: source, for: 60).first?.level == .critical)
+        #expect(await events(of: source, on: clock, checks: 1, interval: .seconds(1)).first?.level == .critical)
 
         let unlimited = try Fixture([
             "proc/self/cgroup": "0::/app\n", "cgroup/app/memory.current": "900\n", "cgroup/app/memory.max": "max\n",
         ])
         let (logger, log) = capturingLogger()
+        let quietClock = ManualTimeSource()
         let quiet = ResidentMemoryPressureSource(
             configuration: .init(
-                limit: .cgroupFraction(0.8), interval: .milliseconds(10), procRoot: unlimited.path("proc"),
+                limit: .cgroupFraction(0.8), interval: .seconds(1), procRoot: unlimited.path("proc"),
                 cgroupRoot: unlimited.path("cgroup")),
-            logger: logger)
-        #expect(await events(of: quiet, for: 60).isEmpty)
+            logger: logger, timeSource: quietClock)
+        #expect(await events(of: quiet, on: quietClock, checks: 3, interval: .seconds(1)).isEmpty)
         #expect(log.entries.filter { $0.level == .warning }.count == 1, "said once, not every check")
         let reason = log.entries.first.map { "\($0.metadata["reason"] ?? "")" } ?? ""
         #expect(reason.contains("no memory limit"))
