@@ -27,6 +27,8 @@ let package = Package(
         .library(name: "ResourceKit", targets: ["ResourceKit"]),
         .library(name: "TetherJSON", targets: ["TetherJSON"]),
         .library(name: "PersistenceKit", targets: ["PersistenceKit"]),
+        .library(name: "EntityCacheKit", targets: ["EntityCacheKit"]),
+        .library(name: "DocumentStoreKit", targets: ["DocumentStoreKit"]),
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
@@ -74,15 +76,26 @@ let package = Package(
             path: "Modules/TransportKit"
         ),
         .target(name: "TetherJSON", path: "Modules/TetherJSON"),
+        // What every persistent store and cache throws: PersistenceError, naming the file, collection and id.
+        .target(name: "PersistenceKit", path: "Modules/PersistenceKit"),
+        // The HTTP entity cache's role (EntityCache) and its work queue (PersistentCache); an in-memory cache.
         .target(
-            name: "PersistenceKit",
-            dependencies: ["TetherJSON", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
-            path: "Modules/PersistenceKit"
+            name: "EntityCacheKit",
+            dependencies: ["PersistenceKit", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            path: "Modules/EntityCacheKit"
+        ),
+        // The document store's role (DocumentStore): transactions, a compiled query model, a change feed and log.
+        .target(
+            name: "DocumentStoreKit",
+            dependencies: [
+                "PersistenceKit", "TetherJSON", "TetherConcurrency", .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/DocumentStoreKit"
         ),
         .target(
             name: "LiveQueryKit",
             dependencies: [
-                "PersistenceKit", "TetherJSON", "DeliveryKit", "OwnershipKit", "TetherConcurrency",
+                "PersistenceKit", "DocumentStoreKit", "TetherJSON", "DeliveryKit", "OwnershipKit", "TetherConcurrency",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/LiveQueryKit"
@@ -93,7 +106,7 @@ let package = Package(
                 "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit",
                 "TransportKit",
                 "TetherJSON",
-                "PersistenceKit",
+                "PersistenceKit", "EntityCacheKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -107,13 +120,15 @@ let package = Package(
         ),
         .target(
             name: "URLSessionAdapter",
-            dependencies: ["TransportKit", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TransportKit", "TetherConcurrency", "TetherClock", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Modules/URLSessionAdapter"
         ),
         .target(
             name: "AsyncHTTPClientAdapter",
             dependencies: [
-                "TransportKit",
+                "TransportKit", "TetherConcurrency", "TetherClock",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -128,7 +143,8 @@ let package = Package(
         .target(
             name: "SQLiteAdapter",
             dependencies: [
-                "PersistenceKit", "LiveQueryKit", "TetherJSON", "TetherConcurrency", "TetherClock",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
+                "TetherConcurrency", "TetherClock",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -142,7 +158,7 @@ let package = Package(
             name: "PipelineKit",
             dependencies: [
                 "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
-                "PersistenceKit",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit",
                 "TetherJSON",
                 "TetherClock", "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
@@ -155,7 +171,8 @@ let package = Package(
         .target(
             name: "PipelinePlugins",
             dependencies: [
-                "PipelineKit", "TransportKit", "PersistenceKit", "LiveQueryKit", "URLSessionAdapter",
+                "PipelineKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
+                "URLSessionAdapter",
                 "AsyncHTTPClientAdapter",
                 "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,7 +185,8 @@ let package = Package(
         .target(
             name: "TetherTesting",
             dependencies: [
-                "OwnershipKit", "TransportKit", "PersistenceKit", "TetherJSON", "TetherConcurrency", "TetherClock",
+                "OwnershipKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
+                "TetherClock",
             ],
             path: "Modules/TetherTesting"),
         // Swift Testing traits (the leak check) apart from TetherTesting, which PipelineKit links: no test library
@@ -204,7 +222,7 @@ let package = Package(
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
                 "TetherJSON",
-                "PersistenceKit",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit",
                 "LiveQueryKit", "TetherClock",
             ],
             path: "Modules/Tether"),
@@ -213,9 +231,11 @@ let package = Package(
         .executableTarget(
             name: "tether-sample",
             dependencies: [
+                "TetherClock", "EntityCacheKit", "DocumentStoreKit",
                 "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit",
                 "LiveQueryKit",
-                "PersistenceKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "RegistryKit", "MemoryPressureKit",
+                "DeliveryKit", "TetherJSON", "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -266,12 +286,13 @@ let package = Package(
         ),
         .testTarget(
             name: "TransportKitTests",
-            dependencies: ["TransportKit", "TetherTesting", "TetherConcurrency"],
+            dependencies: ["TetherClock", "TransportKit", "TetherTesting", "TetherConcurrency"],
             path: "Tests/TransportKitTests"
         ),
         .testTarget(
             name: "ResourceKitTests",
             dependencies: [
+                "EntityCacheKit", "TetherClock",
                 "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherTestingTraits",
                 "TetherConcurrency",
             ],
@@ -309,32 +330,44 @@ let package = Package(
         .testTarget(
             name: "LiveQueryKitTests",
             dependencies: [
-                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "DeliveryKit", "TetherTesting",
+                "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
+                "DeliveryKit", "TetherTesting",
                 "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
         ),
         .testTarget(
-            name: "PersistenceKitTests",
+            name: "EntityCacheKitTests",
             dependencies: [
-                "TetherTestingTraits", "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency",
+                "EntityCacheKit", "PersistenceKit", "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
-            path: "Tests/PersistenceKitTests"
+            path: "Tests/EntityCacheKitTests"
+        ),
+        .testTarget(
+            name: "DocumentStoreKitTests",
+            dependencies: [
+                "TetherTestingTraits", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
+                "TetherTesting", "TetherConcurrency",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/DocumentStoreKitTests"
         ),
         // A separate process for the tests that need one: a restart with the same cache file, a SIGKILL mid-write.
         .executableTarget(
             name: "tether-persistence-probe",
             dependencies: [
-                "SQLiteAdapter", "PersistenceKit", "ResourceKit", "TransportKit", "URLSessionAdapter", "TetherJSON",
+                "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "ResourceKit", "TransportKit",
+                "URLSessionAdapter", "TetherJSON",
             ],
             path: "Tests/PersistenceProbe"
         ),
         .testTarget(
             name: "SQLiteAdapterTests",
             dependencies: [
-                "SQLiteAdapter", "PersistenceKit", "TetherJSON", "TetherTesting", "TetherConcurrency", "ResourceKit",
+                "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
+                "TetherConcurrency", "ResourceKit",
                 "TetherTestingTraits", "TransportKit", "TransportConformance", "tether-persistence-probe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -347,7 +380,8 @@ let package = Package(
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
                 "DeliveryKit",
                 "LiveQueryKit",
-                "PersistenceKit", "TetherJSON", "TetherTesting", "TetherTestingTraits", "TransportConformance",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
+                "TetherTestingTraits", "TransportConformance",
                 "TetherConcurrency", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -364,6 +398,8 @@ let package = Package(
         .testTarget(
             name: "DocSnippets",
             dependencies: [
+                "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
+                "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
                 "Tether", "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
                 "URLSessionAdapter",
                 "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance",
@@ -407,13 +443,17 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         (
             "LiveQueryBenchmarks",
             [
-                "LiveQueryKit", "PersistenceKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency", "DeliveryKit",
+                "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
+                "TetherConcurrency", "DeliveryKit",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
         (
             "PersistenceBenchmarks",
-            ["PersistenceKit", "SQLiteAdapter", "TetherJSON", .product(name: "GRDB", package: "GRDB.swift")]
+            [
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
         ),
         (
             "TransportBenchmarks",
@@ -441,7 +481,8 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
 if Context.environment["TETHER_FUZZ"] != nil {
     package.targets += [
         .executableTarget(
-            name: "FuzzQueryParser", dependencies: ["LiveQueryKit", "PersistenceKit", "TetherJSON"],
+            name: "FuzzQueryParser",
+            dependencies: ["LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "TetherJSON"],
             path: "Fuzz/QueryParser", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzConfigurationLoader", dependencies: ["PipelineKit"],

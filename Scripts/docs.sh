@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(TetherConcurrency TetherClock OwnershipKit DeliveryKit DeliveryMetricsAdapter RegistryKit MemoryPressureKit TransportKit ResourceKit
-        TetherJSON PersistenceKit LiveQueryKit SQLiteAdapter URLSessionAdapter AsyncHTTPClientAdapter PipelineKit
+        TetherJSON PersistenceKit EntityCacheKit DocumentStoreKit LiveQueryKit SQLiteAdapter URLSessionAdapter AsyncHTTPClientAdapter PipelineKit
         PipelinePlugins TetherTesting TetherTestingTraits TransportConformance Tether)
 fi
 targets=()

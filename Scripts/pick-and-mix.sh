@@ -21,6 +21,6 @@ for package in ResourcesOnly LiveQueriesOnly; do
     swift build --package-path "Samples/PickAndMix/$package" 2>&1 | tail -1
     swift run --package-path "Samples/PickAndMix/$package" --skip-build
 done
-check_modules ResourcesOnly "NIO|GRDB|Hummingbird|AsyncHTTPClient|Yams|TetherTesting"
+check_modules ResourcesOnly "NIO|GRDB|Hummingbird|AsyncHTTPClient|Yams|TetherTesting|DocumentStoreKit|LiveQueryKit"
 check_modules LiveQueriesOnly "NIO|Hummingbird|AsyncHTTPClient|Yams|TetherTesting"
 echo "pick and mix: both packages built, ran and compiled only what they use"

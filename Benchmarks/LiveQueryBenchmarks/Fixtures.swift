@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import LiveQueryKit
-import PersistenceKit
 import SQLiteAdapter
 import TetherConcurrency
 import TetherJSON

@@ -3,9 +3,9 @@
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks
 
 import Benchmark
+import EntityCacheKit
 import Foundation
 import GRDB
-import PersistenceKit
 import SQLiteAdapter
 import TetherJSON
 

@@ -3,7 +3,6 @@
 // lies within the query. Build and run: Scripts/fuzz.sh query-parser.
 
 import LiveQueryKit
-import PersistenceKit
 import TetherJSON
 
 let args: [String: JSONValue] = [

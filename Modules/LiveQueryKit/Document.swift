@@ -1,5 +1,5 @@
+import DocumentStoreKit
 public import Foundation
-import PersistenceKit
 public import TetherJSON
 
 /// A document as a live query or `exec()` returns it: an immutable value — its `_id` and its JSON — that you may

@@ -1,4 +1,4 @@
-public import PersistenceKit
+public import DocumentStoreKit
 public import TetherJSON
 
 extension DocumentPredicate {

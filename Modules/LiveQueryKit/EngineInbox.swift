@@ -1,4 +1,4 @@
-import PersistenceKit
+import DocumentStoreKit
 
 /// What the engine's consumer has yet to do: the changes committed since it last looked, merged into one set — the
 /// one place change sets coalesce, so a fast writer costs one set, never a queue — and the observers registered

@@ -1,6 +1,6 @@
 public import DeliveryKit
+import DocumentStoreKit
 import OwnershipKit
-import PersistenceKit
 public import TetherConcurrency
 
 /// An observation of a query. It ends on `stop()` or when this handle is deinitialized — except for the

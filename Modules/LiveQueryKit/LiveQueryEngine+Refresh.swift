@@ -1,5 +1,5 @@
+import DocumentStoreKit
 import Logging
-import PersistenceKit
 import TetherConcurrency
 
 /// Bringing results up to date: the engine's consumer calls these, one round at a time, so results are computed in

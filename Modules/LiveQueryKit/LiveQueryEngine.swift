@@ -1,7 +1,7 @@
 import DeliveryKit
+import DocumentStoreKit
 import Logging
 import OwnershipKit
-import PersistenceKit
 import TetherConcurrency
 
 /// Evaluates observed queries after each commit and hands snapshots to their observers' lanes.

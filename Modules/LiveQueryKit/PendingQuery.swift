@@ -1,5 +1,6 @@
 import Dispatch
-public import PersistenceKit
+public import DocumentStoreKit
+import PersistenceKit
 public import TetherJSON
 
 /// A query on a collection, to refine (``sort(_:direction:)``, ``limit(_:)``, ``offset(_:)``), run once

@@ -1,4 +1,4 @@
-import PersistenceKit
+import DocumentStoreKit
 import TetherJSON
 
 /// Parses the query language and binds its `$args` in one pass, producing PersistenceKit's `DocumentPredicate`.

@@ -1,6 +1,6 @@
 import DeliveryKit
+import DocumentStoreKit
 import OwnershipKit
-import PersistenceKit
 import TetherConcurrency
 
 /// One observer of one query, as the engine's ``ObserverTable`` holds it: its query, its lane, and its place in the

@@ -1,5 +1,5 @@
+public import DocumentStoreKit
 public import Logging
-public import PersistenceKit
 import TetherConcurrency
 public import TetherJSON
 

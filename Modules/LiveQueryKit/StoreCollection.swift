@@ -1,4 +1,4 @@
-import PersistenceKit
+import DocumentStoreKit
 public import TetherJSON
 
 /// One collection of a ``Store``: write documents, find them once, or observe them.

@@ -1,8 +1,8 @@
+public import EntityCacheKit
 import Foundation
 public import LiveQueryKit
 public import Logging
 public import MemoryPressureKit
-public import PersistenceKit
 public import ResourceKit
 public import ServiceLifecycle
 public import TetherClock

@@ -1,3 +1,4 @@
+import DocumentStoreKit
 public import LiveQueryKit
 import PersistenceKit
 public import TetherJSON

@@ -1,4 +1,5 @@
-public import PersistenceKit
+public import DocumentStoreKit
+public import EntityCacheKit
 public import ServiceLifecycle
 
 /// What a persistence plugin makes: the document store live queries run on, the entity cache resources survive

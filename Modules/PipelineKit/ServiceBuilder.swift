@@ -1,6 +1,6 @@
+import EntityCacheKit
 import Foundation
 import Logging
-import PersistenceKit
 import ResourceKit
 import TransportKit
 

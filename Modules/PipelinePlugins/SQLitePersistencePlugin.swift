@@ -1,5 +1,4 @@
 import Logging
-import PersistenceKit
 public import PipelineKit
 import SQLiteAdapter
 import ServiceLifecycle

@@ -1,5 +1,5 @@
+import EntityCacheKit
 import Logging
-import PersistenceKit
 import TetherConcurrency
 import TransportKit
 

@@ -1,5 +1,5 @@
+import EntityCacheKit
 import Logging
-import PersistenceKit
 import Synchronization
 import TetherClock
 import TetherConcurrency

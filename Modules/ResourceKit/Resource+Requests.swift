@@ -1,5 +1,5 @@
+import EntityCacheKit
 import Logging
-import PersistenceKit
 import TetherClock
 import TetherConcurrency
 public import TransportKit

@@ -1,4 +1,4 @@
-public import PersistenceKit
+public import EntityCacheKit
 public import TransportKit
 
 /// How a resource loads and keeps its data. A ``Service`` makes one per resource and method by applying its

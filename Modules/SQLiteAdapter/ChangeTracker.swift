@@ -1,5 +1,5 @@
+import DocumentStoreKit
 import GRDB
-import PersistenceKit
 import TetherConcurrency
 
 /// Builds the change feed from GRDB's transaction observation. The store's transaction records, for each write,

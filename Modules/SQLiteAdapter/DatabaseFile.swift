@@ -1,3 +1,4 @@
+import DocumentStoreKit
 import Foundation
 import PersistenceKit
 

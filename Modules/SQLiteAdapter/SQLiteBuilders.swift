@@ -1,3 +1,4 @@
+public import EntityCacheKit
 public import LiveQueryKit
 public import PersistenceKit
 

@@ -1,6 +1,6 @@
+import DocumentStoreKit
 import Foundation
 import GRDB
-import PersistenceKit
 import TetherClock
 
 /// The change log in the SQLite file: what one process's commits tell the others (see `ChangeLogEntry`).

@@ -1,3 +1,4 @@
+public import DocumentStoreKit
 import Foundation
 import GRDB
 public import PersistenceKit

@@ -1,3 +1,4 @@
+public import EntityCacheKit
 public import Foundation
 import GRDB
 import Logging

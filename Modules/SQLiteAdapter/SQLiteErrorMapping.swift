@@ -1,3 +1,4 @@
+import DocumentStoreKit
 import GRDB
 import PersistenceKit
 

@@ -1,5 +1,5 @@
+package import DocumentStoreKit
 package import GRDB
-package import PersistenceKit
 
 /// Compiles a `DocumentQuery` to SQL over `tether_documents`, with SQLite's JSON functions and bound parameters
 /// only: paths and literals travel as arguments, never as SQL text. Every condition evaluates to 0 or 1 (never

@@ -1,6 +1,8 @@
 // The umbrella module: `import Tether` brings in every Kit.
 
 @_exported public import DeliveryKit
+@_exported public import DocumentStoreKit
+@_exported public import EntityCacheKit
 @_exported public import LiveQueryKit
 @_exported public import MemoryPressureKit
 @_exported public import OwnershipKit

@@ -1,4 +1,4 @@
-import PersistenceKit
+import DocumentStoreKit
 import TetherConcurrency
 import TetherJSON
 

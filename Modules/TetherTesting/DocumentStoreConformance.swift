@@ -1,4 +1,5 @@
-public import PersistenceKit
+public import DocumentStoreKit
+import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 

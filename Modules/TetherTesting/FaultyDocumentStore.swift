@@ -1,4 +1,5 @@
-public import PersistenceKit
+public import DocumentStoreKit
+import PersistenceKit
 import TetherConcurrency
 
 /// A document store that fails writes at random, for fault-injection tests. A failed write throws a

@@ -1,6 +1,6 @@
+import EntityCacheKit
 import Foundation
 import LiveQueryKit
-import PersistenceKit
 import PipelineKit
 import ResourceKit
 import TetherConcurrency

@@ -1,5 +1,6 @@
 // The examples of Docs/Persistence.md, compiled (see OwnershipKitSnippets.swift).
-import PersistenceKit
+import DocumentStoreKit
+import EntityCacheKit
 import ResourceKit
 import SQLiteAdapter
 import Testing

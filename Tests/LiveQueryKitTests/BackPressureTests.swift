@@ -1,7 +1,7 @@
 import DeliveryKit
+import DocumentStoreKit
 import Foundation
 import LiveQueryKit
-import PersistenceKit
 import Testing
 import TetherConcurrency
 import TetherJSON

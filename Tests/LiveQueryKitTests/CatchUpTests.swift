@@ -1,6 +1,5 @@
 import Dispatch
 import LiveQueryKit
-import PersistenceKit
 import SQLiteAdapter
 import Testing
 import TetherConcurrency

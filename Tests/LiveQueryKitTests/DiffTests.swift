@@ -1,5 +1,4 @@
 import LiveQueryKit
-import PersistenceKit
 import Testing
 import TetherJSON
 import TetherTestingTraits

@@ -2,7 +2,6 @@ import DeliveryKit
 import Dispatch
 import Foundation
 import LiveQueryKit
-import PersistenceKit
 import Testing
 import TetherConcurrency
 import TetherJSON

@@ -1,5 +1,5 @@
+import DocumentStoreKit
 import LiveQueryKit
-import PersistenceKit
 import PropertyBased
 import Testing
 import TetherConcurrency

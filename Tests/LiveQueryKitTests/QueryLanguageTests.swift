@@ -1,5 +1,5 @@
+import DocumentStoreKit
 import LiveQueryKit
-import PersistenceKit
 import Testing
 import TetherJSON
 import TetherTestingTraits

@@ -1,3 +1,4 @@
+import DocumentStoreKit
 import LiveQueryKit
 import PersistenceKit
 import Testing

@@ -1,6 +1,6 @@
+import DocumentStoreKit
 import Foundation
 import LiveQueryKit
-import PersistenceKit
 import SQLiteAdapter
 import Testing
 import TetherConcurrency

@@ -10,8 +10,9 @@
 //   tether-persistence-probe cache-show <cache.sqlite> <expiration seconds> <url>
 //       Observes the URL and prints each event with the text; calls loadIfNeeded once the cache has been read, and
 //       exits when that load ends.
+import DocumentStoreKit
+import EntityCacheKit
 import Foundation
-import PersistenceKit
 import ResourceKit
 import SQLiteAdapter
 import TetherJSON

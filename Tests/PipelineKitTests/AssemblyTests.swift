@@ -1,4 +1,6 @@
 import DeliveryKit
+import DocumentStoreKit
+import EntityCacheKit
 import Foundation
 import LiveQueryKit
 import Logging

@@ -1,5 +1,5 @@
+import DocumentStoreKit
 import Foundation
-import PersistenceKit
 import SQLiteAdapter
 import Testing
 import TetherConcurrency

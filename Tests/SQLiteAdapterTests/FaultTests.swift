@@ -1,3 +1,5 @@
+import DocumentStoreKit
+import EntityCacheKit
 import Foundation
 import InMemoryLogging
 import Logging

@@ -1,5 +1,5 @@
+import EntityCacheKit
 import Foundation
-import PersistenceKit
 import ResourceKit
 import SQLiteAdapter
 import Testing

@@ -1,4 +1,5 @@
-import PersistenceKit
+import DocumentStoreKit
+import EntityCacheKit
 
 /// `type: memory` — the in-memory document store and entity cache: nothing survives the process. The default
 /// when configuration has no `persistence:`.

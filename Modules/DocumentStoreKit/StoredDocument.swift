@@ -1,3 +1,4 @@
+public import PersistenceKit
 public import TetherJSON
 
 /// A document as a store holds it: its `_id` and its JSON object.

@@ -1,3 +1,5 @@
+public import PersistenceKit
+
 /// The rule for collection names, applied by every ``DocumentStore`` before anything reaches storage.
 public enum CollectionName {
     /// The longest name accepted, in bytes.

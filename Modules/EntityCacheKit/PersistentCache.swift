@@ -1,6 +1,7 @@
 import Dispatch
 public import Foundation
 public import Logging
+import PersistenceKit
 import TetherConcurrency
 
 /// An ``EntityCache`` with a key function and a work queue of its own: what a resource configuration points at.

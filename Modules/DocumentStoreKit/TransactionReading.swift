@@ -1,3 +1,5 @@
+package import PersistenceKit
+
 /// A write transaction that reads through a ``DocumentReader`` over its own state, once it has checked that it is
 /// still open: the reading half of every store's transaction, written once.
 package protocol TransactionReading: DocumentTransaction {

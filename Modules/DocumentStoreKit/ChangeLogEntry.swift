@@ -1,3 +1,4 @@
+public import PersistenceKit
 import TetherJSON
 
 /// One commit as a store's change log keeps it: the commit's number and what it changed. A store that several

@@ -1,3 +1,4 @@
+public import PersistenceKit
 import TetherJSON
 
 /// A compiled query over one collection: which documents (``predicate``), in what order (``sort``, then `_id`), and

@@ -1,3 +1,5 @@
+public import PersistenceKit
+
 extension DocumentPredicate {
     /// The deepest a predicate may nest `not`, `and` and `or`: 16. Stores evaluate and compile predicates
     /// recursively, and SQLite's parser refuses SQL nested much deeper (its stack holds about 100 entries; 18 levels

@@ -1,4 +1,5 @@
 import Dispatch
+import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 

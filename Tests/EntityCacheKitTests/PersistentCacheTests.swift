@@ -1,7 +1,7 @@
+import EntityCacheKit
 import Foundation
 import InMemoryLogging
 import Logging
-import PersistenceKit
 import Testing
 import TetherConcurrency
 import TetherTestingTraits

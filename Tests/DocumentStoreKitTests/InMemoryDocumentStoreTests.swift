@@ -1,4 +1,4 @@
-import PersistenceKit
+import DocumentStoreKit
 import Testing
 import TetherTesting
 import TetherTestingTraits

@@ -1,3 +1,4 @@
+import PersistenceKit
 public import TetherJSON
 
 /// Named collections of JSON documents, each with a string `_id`: the storage under LiveQueryKit's live queries.
