@@ -1,0 +1,40 @@
+#!/usr/bin/env python3
+"""Fails when a file imports one of Tether's own modules that its target does not declare as a dependency.
+
+SwiftPM lets a target import any module already built in the same build directory, so an undeclared import compiles
+here and breaks for a user who picks only some products (and hides a layering violation, such as production code
+importing a testing target). Run by .ci/run; no arguments.
+"""
+import glob
+import json
+import os
+import re
+import subprocess
+import sys
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+package = json.loads(
+    subprocess.check_output(["swift", "package", "dump-package"], cwd=root, stderr=subprocess.DEVNULL))
+ours = {target["name"].replace("-", "_") for target in package["targets"]}
+problems = []
+for target in package["targets"]:
+    declared = set()
+    for dependency in target["dependencies"]:
+        for value in dependency.values():
+            declared.add(value[0].replace("-", "_"))
+    path = target.get("path") or ("Tests/" if target["type"] == "test" else "Modules/") + target["name"]
+    for file in sorted(glob.glob(os.path.join(root, path, "**", "*.swift"), recursive=True)):
+        if "/.build" in file:
+            continue
+        with open(file, encoding="utf-8") as handle:
+            text = handle.read()
+        for number, line in enumerate(text.split("\n"), start=1):
+            match = re.match(r"^(?:@\w+ |public |package |internal )*import (\w+)", line)
+            if match and match.group(1) in ours and match.group(1) not in declared | {target["name"]}:
+                problems.append(f"{os.path.relpath(file, root)}:{number}: {target['name']} imports "
+                                f"{match.group(1)} without declaring it in Package.swift")
+for problem in problems:
+    print(problem)
+if problems:
+    sys.exit(1)
+print(f"imports: every import of Tether's own modules is declared ({len(package['targets'])} targets)")
