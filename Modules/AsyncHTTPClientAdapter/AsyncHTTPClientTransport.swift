@@ -1,4 +1,5 @@
 public import AsyncHTTPClient
+import Foundation
 public import Logging
 import NIOCore
 import NIOHTTP1

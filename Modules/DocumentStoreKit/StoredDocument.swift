@@ -91,17 +91,3 @@ public struct StoredDocument: Sendable, Hashable {
         self.body = body
     }
 }
-
-extension JSONValue {
-    /// `object`, `array`, `string`, `number`, `bool` or `null`, for messages.
-    package var kindName: String {
-        switch self {
-        case .null: "null"
-        case .bool: "a Boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
-    }
-}

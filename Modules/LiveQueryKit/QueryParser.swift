@@ -214,7 +214,7 @@ struct QueryParser {
             let value = try argument(name, at: token.column)
             guard let scalar = Self.scalar(value) else {
                 throw error(
-                    "type mismatch: $args.\(name) is \(Self.kind(of: value)); \(context) needs a string, number, Boolean or null",
+                    "type mismatch: $args.\(name) is \(value.kindName); \(context) needs a string, number, Boolean or null",
                     at: token.column)
             }
             return scalar
@@ -235,7 +235,7 @@ struct QueryParser {
             for element in elements {
                 guard let scalar = Self.scalar(element) else {
                     throw error(
-                        "type mismatch: $args.\(name) holds \(Self.kind(of: element)); IN lists hold strings, numbers, Booleans and null",
+                        "type mismatch: $args.\(name) holds \(element.kindName); IN lists hold strings, numbers, Booleans and null",
                         at: start.column)
                 }
                 values.append(scalar)
@@ -276,17 +276,6 @@ struct QueryParser {
         case .number(let number): .number(number)
         case .string(let string): .string(string)
         case .array, .object: nil
-        }
-    }
-
-    static func kind(of value: JSONValue) -> String {
-        switch value {
-        case .null: "null"
-        case .bool: "a Boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
         }
     }
 }

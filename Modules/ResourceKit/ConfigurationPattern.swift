@@ -1,3 +1,4 @@
+public import Foundation
 public import TransportKit
 
 /// Which resources a configuration rule applies to: a glob, a predicate, or all.

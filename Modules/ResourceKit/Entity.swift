@@ -1,3 +1,4 @@
+public import Foundation
 public import TransportKit
 
 /// A resource's data: content, the headers it came with, and when it was received.

@@ -1,3 +1,4 @@
+import Foundation
 import TetherClock
 import TetherConcurrency
 public import TransportKit

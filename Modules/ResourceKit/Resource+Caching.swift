@@ -1,4 +1,5 @@
 import EntityCacheKit
+import Foundation
 import Logging
 import TetherConcurrency
 import TransportKit

@@ -1,4 +1,5 @@
 import EntityCacheKit
+public import Foundation
 import Logging
 import TetherClock
 import TetherConcurrency

@@ -1,3 +1,4 @@
+public import Foundation
 import Logging
 import OwnershipKit
 import Synchronization

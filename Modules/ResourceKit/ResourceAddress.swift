@@ -1,3 +1,4 @@
+import Foundation
 import TransportKit
 
 /// How URLs become resources' keys: one key per URL, so that one URL is one resource.

@@ -1,4 +1,5 @@
 public import EntityCacheKit
+import Foundation
 public import TransportKit
 
 /// How a resource loads and keeps its data. A ``Service`` makes one per resource and method by applying its

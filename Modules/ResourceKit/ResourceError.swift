@@ -1,3 +1,4 @@
+public import Foundation
 public import TransportKit
 
 /// Why a request failed, with what it was and where: the method, the URL (or the text that was not one), the

@@ -1,3 +1,4 @@
+import Foundation
 import TetherClock
 import TransportKit
 

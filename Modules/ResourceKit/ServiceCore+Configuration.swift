@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Synchronization
 import TetherConcurrency

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import RegistryKit
 import TetherConcurrency

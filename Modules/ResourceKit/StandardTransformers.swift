@@ -1,5 +1,6 @@
+public import Foundation
 import TetherJSON
-public import TransportKit
+import TransportKit
 
 /// Which standard transformers a ``Service`` installs on every resource, at the ``PipelineStageKey/parsing`` stage.
 public struct StandardTransformers: OptionSet, Sendable {

@@ -1,4 +1,3 @@
-import OwnershipKit
 import TetherConcurrency
 
 /// Finds retain cycles and leaked observers deterministically: track objects as a test makes them, then ask

@@ -1,3 +1,4 @@
+public import Foundation
 public import TransportKit
 
 /// Where the conformance suite sends its requests: a well-behaved HTTP server, a misbehaving peer, a refused port

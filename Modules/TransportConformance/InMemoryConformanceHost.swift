@@ -1,3 +1,4 @@
+public import Foundation
 import TetherClock
 public import TransportKit
 

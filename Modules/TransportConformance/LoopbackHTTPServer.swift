@@ -1,3 +1,4 @@
+public import Foundation
 import HTTPTypes
 import Hummingbird
 public import Logging

@@ -1,3 +1,4 @@
+public import Foundation
 import NIOCore
 import NIOPosix
 public import TransportKit

@@ -1,3 +1,4 @@
+public import Foundation
 public import TetherClock
 import TetherConcurrency
 

@@ -1,3 +1,5 @@
+public import Foundation
+
 extension HTTPHeaders {
     /// The fields whose values are credentials unless a request says otherwise, lower-cased: `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, `Set-Cookie` and the common API-key and token fields (`X-Api-Key`,

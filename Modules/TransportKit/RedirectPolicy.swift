@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a transport follows HTTP redirects (301, 302, 303, 307, 308 with a `Location`), and how many.
 ///
 /// Every adapter takes one in its configuration and applies the same rules: 303 — and 301 or 302 after a `POST` —

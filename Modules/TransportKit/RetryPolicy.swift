@@ -1,3 +1,4 @@
+public import Foundation
 import TetherClock
 
 /// When and how often a ``RetryingTransport`` tries a request again: exponential backoff with jitter, for idempotent

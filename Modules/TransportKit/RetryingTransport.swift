@@ -1,3 +1,4 @@
+import Foundation
 public import Logging
 public import TetherClock
 

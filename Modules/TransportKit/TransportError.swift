@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Why a request could not be exchanged: which request it was, how many attempts were made, and what the transport
 /// underneath reported.
 ///

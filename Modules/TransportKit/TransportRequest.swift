@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What a ``Transport`` sends: method, URL, headers, body and a timeout.
 public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     /// The method.

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// What a ``Transport`` returns: the status, the header fields and the body of the response.
 public struct TransportResponse: Sendable, Hashable {
     /// The HTTP status code.

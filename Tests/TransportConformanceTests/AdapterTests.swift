@@ -1,3 +1,4 @@
+import Foundation
 import InMemoryLogging
 import Logging
 import Testing
