@@ -1,17 +1,10 @@
 import AsyncHTTPClient
+import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import TransportKit
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// From what AsyncHTTPClient and SwiftNIO throw to ``TransportError/Kind-swift.enum``.
 enum NIOErrorMapping {

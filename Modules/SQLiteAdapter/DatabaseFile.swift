@@ -2,14 +2,6 @@ import DocumentStoreKit
 import Foundation
 import PersistenceKit
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The file-system side of opening a database: the directory must exist and be writable, and a new file is
 /// created with permissions 0600 before SQLite opens it (SQLite gives its `-wal` and `-shm` files the same).
 package enum DatabaseFile {

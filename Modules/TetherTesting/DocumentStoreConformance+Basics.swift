@@ -1,13 +1,8 @@
 import DocumentStoreKit
+import Foundation
 import PersistenceKit
 import TetherConcurrency
 import TetherJSON
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension DocumentStoreConformance {
     static let basicChecks: [DocumentStoreCheck] = [

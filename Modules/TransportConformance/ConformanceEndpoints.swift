@@ -1,14 +1,6 @@
 public import Foundation
 public import TransportKit
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The conformance server's behaviour, as one pure function from a request to a ``ConformancePlan``: the loopback
 /// HTTP server, the misbehaving TCP peer and the in-memory host all answer with it, so that every transport meets
 /// the same server whichever host carries the suite.

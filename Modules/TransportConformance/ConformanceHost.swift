@@ -1,5 +1,5 @@
 public import Foundation
-public import TransportKit
+import TransportKit
 
 /// Where the conformance suite sends its requests: a well-behaved HTTP server, a misbehaving peer, a refused port
 /// and a host that does not resolve — and the recorder of what the server side saw.

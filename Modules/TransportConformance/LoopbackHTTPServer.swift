@@ -4,7 +4,7 @@ import Hummingbird
 public import Logging
 import LoopbackServer
 import NIOCore
-public import TransportKit
+import TransportKit
 
 /// A real HTTP/1.1 server (Hummingbird) on 127.0.0.1 and an ephemeral port, answering with
 /// ``ConformanceEndpoints``. Start it inside a test, stop it after:

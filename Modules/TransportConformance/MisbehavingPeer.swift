@@ -1,7 +1,7 @@
 public import Foundation
 import NIOCore
 import NIOPosix
-public import TransportKit
+import TransportKit
 
 /// A raw TCP listener on 127.0.0.1 that speaks broken HTTP on purpose — garbage bytes, a body cut short, a silent
 /// peer — so that a transport's failure paths meet real sockets. The path of each request, `/misbehave/{name}`,

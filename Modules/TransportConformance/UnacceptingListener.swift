@@ -1,13 +1,5 @@
 public import Foundation
-public import TransportKit
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import TransportKit
 
 /// A loopback port whose accept queue is full: the listener never accepts, and filler connections occupy its
 /// queue, so the kernel drops every further connection attempt and a client's connect hangs — until its connect

@@ -8,10 +8,6 @@ import TetherTesting
 import TetherTestingTraits
 import TransportKit
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 @Suite("ResourceKit with a SQLite persistent cache", .timeLimit(.minutes(1)), .leakChecked)
 struct ResourceCacheTests {
     final class Owner: Sendable {}

@@ -1,10 +1,6 @@
 import Foundation
 import Testing
-
-#if canImport(Glibc)
-import Glibc
 import TetherTestingTraits
-#endif
 
 /// Security: the embedded demo API listens on the loopback interface only.
 @Suite("The demo server is reachable on loopback only", .needsProcessorTime)
