@@ -90,8 +90,8 @@ extension Resource {
         }
     }
 
-    /// Waits for the cache check to end.
-    func cacheChecked() async {
+    /// Waits for the cache check to end: by then a hit has been shown or ignored (tests wait on it).
+    package func cacheChecked() async {
         await withCheckedContinuation { continuation in
             if whenCacheChecked(then: { continuation.resume() }) { continuation.resume() }
         }

@@ -2,6 +2,7 @@ import DeliveryKit
 import Dispatch
 import Foundation
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// The promise Tether exists for: memory stays flat however fast the producer and however slow the consumer.
@@ -24,7 +25,7 @@ struct MemoryBoundTests {
     }
 
     @Test("Next-signal with a consumer that signals slowly: never more than 2 payloads alive")
-    func nextSignalSlowConsumer() {
+    func nextSignalSlowConsumer() throws {
         let counter = LiveCounter()
         let processing = DispatchQueue(label: "processing")
         let seen = Log<Int>()
@@ -42,15 +43,15 @@ struct MemoryBoundTests {
         // consumer signals from another queue, possibly before its handler has returned and let go of its payload:
         // seen once in CI under ThreadSanitizer with the machine fully loaded.
         #expect(most <= 3, "at most one in the handler, one being processed and one waiting")
-        #expect(eventually { seen.last == Self.payloads }, "ends on the final payload")
+        try blockUntil { seen.last == Self.payloads }  // ends on the final payload
         #expect(lane.statistics.heldHighWater <= 2)
         #expect(seen.count < Self.payloads / 10, "coalesced: \(seen.count) deliveries for \(Self.payloads) payloads")
         lane.cancel()
-        #expect(eventually { counter.count == 0 })
+        try blockUntil { counter.count == 0 }
     }
 
     @Test("Deliver-on-queue with a slow handler: never more than 2 payloads alive")
-    func deliverOnQueueSlowHandler() {
+    func deliverOnQueueSlowHandler() throws {
         let counter = LiveCounter()
         let seen = Log<Int>()
         let lane = DeliveryLane<Snapshot>.deliverOn(.serialQueue()) { delivery in
@@ -59,14 +60,14 @@ struct MemoryBoundTests {
         }
         let most = Self.pushAndCount(into: lane, counter: counter)
         #expect(most <= 2)
-        #expect(eventually { seen.last == Self.payloads })
+        try blockUntil { seen.last == Self.payloads }
         #expect(lane.statistics.heldHighWater <= 2)
         lane.cancel()
-        #expect(eventually { counter.count == 0 })
+        try blockUntil { counter.count == 0 }
     }
 
     @Test("Immediate with a slow handler and a producer on another thread: never more than 2 alive")
-    func immediateSlowHandler() {
+    func immediateSlowHandler() throws {
         // Immediate runs the handler in the producer's context: whenever the lane is idle, the producer itself
         // spends the handler's time. 10,000 payloads keep that affordable.
         let payloads = 10_000
@@ -82,7 +83,7 @@ struct MemoryBoundTests {
         DispatchQueue.global().async { lane.submit(Snapshot(0)) }
         let most = Self.pushAndCount(into: lane, counter: counter, payloads: payloads)
         #expect(most <= 2)
-        #expect(eventually { seen.last == payloads })
+        try blockUntil { seen.last == payloads }
     }
 }
 

@@ -1,6 +1,7 @@
 import DeliveryKit
 import Dispatch
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// The general form: next-signal.
@@ -108,7 +109,7 @@ struct NextSignalTests {
     }
 
     @Test("signalNext may come later, from any thread; the next delivery runs on the lane's executor")
-    func signalFromAnotherThread() {
+    func signalFromAnotherThread() throws {
         let queue = DispatchQueue(label: "observer")
         let seen = Log<Int>()
         let signal = SignalBox()
@@ -118,11 +119,11 @@ struct NextSignalTests {
             signal.keep(signalNext)
         }
         lane.submit(1)
-        #expect(eventually { signal.isHolding })
+        try blockUntil { signal.isHolding }
         lane.submit(2)
         lane.submit(3)
         DispatchQueue.global().async { signal.fire() }
-        #expect(eventually { seen.all == [1, 3] })
+        try blockUntil { seen.all == [1, 3] }
     }
 
     @Test("Not signalling pauses that observer alone: the producer and other observers go on")
@@ -145,14 +146,14 @@ struct NextSignalTests {
     }
 
     @Test("Per-observer order: deliveries never go back in time, and the last is the final payload")
-    func orderAndLatestValue() {
+    func orderAndLatestValue() throws {
         let seen = Log<Int>()
         let lane = DeliveryLane<Int>.nextSignal { delivery, signalNext in
             seen.append(delivery.payload)
             DispatchQueue.global().asyncAfter(deadline: .now() + .microseconds(50)) { signalNext() }
         }
         for value in 1...20_000 { lane.submit(value) }
-        #expect(eventually { seen.last == 20_000 }, "ends on the final payload")
+        try blockUntil { seen.last == 20_000 }  // ends on the final payload
         let values = seen.all
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "strictly increasing")
         #expect(values.count < 20_000, "a slow observer sees coalesced deliveries, not a backlog")

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// Immediate, deliver-on-queue and async-isolated: the general form with the lane signalling on return.
@@ -60,7 +61,7 @@ struct PolicyTests {
     }
 
     @Test("Deliver-on-queue runs the handler on the queue and signals when it returns", .onDedicatedThread)
-    func deliverOnQueue() {
+    func deliverOnQueue() throws {
         let queue = DispatchQueue(label: "consumer")
         let seen = Log<Int>()
         let lane = DeliveryLane<Int>.deliverOn(.queue(queue)) { delivery in
@@ -68,7 +69,7 @@ struct PolicyTests {
             seen.append(delivery.payload)
         }
         for value in 1...5_000 { lane.submit(value) }
-        #expect(eventually { seen.last == 5_000 })
+        try blockUntil { seen.last == 5_000 }
         let values = seen.all
         #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 })
     }

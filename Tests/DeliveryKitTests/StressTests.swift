@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// Many producers, many lanes of every policy, signals from other threads and cancellations, at once; run under
@@ -29,7 +30,7 @@ struct DeliveryStressTests {
     }
 
     @Test("4 producers × 3 policies × 8 lanes, signals from other threads, random cancellations")
-    func everythingAtOnce() {
+    func everythingAtOnce() throws {
         let queue = DispatchQueue(label: "signals", attributes: .concurrent)
         var lanes: [(DeliveryLane<Snapshot>, Watch, cancelled: Bool)] = []
         for index in 0..<24 {
@@ -76,12 +77,12 @@ struct DeliveryStressTests {
                 #expect(watch.counter.count <= 1, "a cancelled lane holds nothing (at most a handler's payload)")
                 #expect((watch.seen.last ?? 0) < count)
             } else {
-                #expect(eventually { watch.seen.last == count }, "ends on the final payload")
+                try blockUntil { watch.seen.last == count }  // ends on the final payload
             }
             lane.cancel()
         }
         for (_, watch, _) in lanes {
-            #expect(eventually { watch.counter.count == 0 }, "every payload released")
+            try blockUntil { watch.counter.count == 0 }  // every payload released
         }
     }
 }

@@ -56,18 +56,6 @@ final class SignalBox: Sendable {
     var isHolding: Bool { signal.withLock { $0 != nil } }
 }
 
-/// Waits until `condition` holds, polling; fails (returns false) after `seconds`. A deadline for correctness,
-/// not a timing assertion: generous, and never reached when the code is right.
-@discardableResult
-func eventually(within seconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let deadline = Date().addingTimeInterval(seconds)
-    while !condition() {
-        if Date() > deadline { return false }
-        usleep(200)
-    }
-    return true
-}
-
 /// A recorder double: counts what a lane reports.
 final class CountingRecorder: DeliveryRecorder {
     let deliveries = Atomic<Int>(0)

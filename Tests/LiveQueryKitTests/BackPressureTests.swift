@@ -34,7 +34,7 @@ struct BackPressureTests {
         // Signal a few times: each signal brings at most one delivery, the latest.
         for _ in 0..<5 {
             pending.withLock { $0.take() }?()
-            try await Task.sleep(for: .milliseconds(50))
+            await store.waitForLiveQueries()
         }
         try await received.wait { $0.last == ["d99"] }
         let all = received.all

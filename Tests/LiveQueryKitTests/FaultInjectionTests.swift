@@ -74,10 +74,7 @@ struct FaultInjectionTests {
             uniqueKeysWithValues: try await items.find("group == 'a'").exec().map {
                 ($0.id, $0.value["seq"]?.doubleValue ?? -1)
             })
-        let deadline = ContinuousClock.now + .seconds(10)
-        while delivered.withLock({ $0 }) != expected, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        await store.waitForLiveQueries()
         #expect(delivered.withLock { $0 } == expected, "the observer ended on the final state")
         await liveQuery.stop()
 

@@ -33,10 +33,7 @@ struct LeakTests {
             _ = try await items.upsert(["_id": "x", "a": 1])
             // A deadline for correctness: under ThreadSanitizer beside CPU-bound suites, the drain's resumptions can
             // wait seconds for one of the two cooperative threads.
-            let deadline = ContinuousClock.now + .seconds(30)
-            while seen.withLock({ $0.count }) < 2, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(2))
-            }
+            try await eventually { seen.withLock { $0.count } >= 2 }
             #expect(seen.withLock { $0 } == ["stopped", "owner-tied"], "both queries saw the document")
             await stopped.stop()
             withExtendedLifetime(screen) {}

@@ -5,6 +5,7 @@ import LiveQueryKit
 import Testing
 import TetherConcurrency
 import TetherJSON
+import TetherTesting
 import TetherTestingTraits
 
 @Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(.minutes(1)), .leakChecked)
@@ -90,7 +91,7 @@ struct ObservationTests {
             while !release.withLock({ $0 }) { usleepMilliseconds(1) }
             running.withLock { $0 = false }
         }
-        while !entered.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually { entered.withLock { $0 } }
         // stop() on another thread must wait for the handler, which is held until released.
         let stopReturned = LockedValue(false)
         // A thread of its own: stop() blocks while it waits, and must not hold up Swift concurrency's threads.
@@ -98,10 +99,12 @@ struct ObservationTests {
             liveQuery.stop()
             stopReturned.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        // stop() has begun once the observation reads as stopped; the handler is still held, so stop() must not
+        // have returned.
+        try await eventually { liveQuery.isStopped }
         #expect(!stopReturned.withLock { $0 }, "stop() returned while the handler was running")
         release.withLock { $0 = true }
-        while !stopReturned.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
+        try await eventually { stopReturned.withLock { $0 } }
         #expect(!running.withLock { $0 })
         for index in 0..<20 { try await items.upsert(Self.item("d\(index)")) }
         await store.waitForLiveQueries()
@@ -120,9 +123,9 @@ struct ObservationTests {
         }
         holder.withLock { $0 = liveQuery }
         try await store.collection("items").upsert(Self.item("a"))
-        try await Task.sleep(for: .milliseconds(100))
+        await store.waitForLiveQueries()
         try await store.collection("items").upsert(Self.item("b"))
-        try await Task.sleep(for: .milliseconds(100))
+        await store.waitForLiveQueries()
         #expect(calls.withLock { $0 } <= 2)
         holder.withLock { $0 = nil }
     }

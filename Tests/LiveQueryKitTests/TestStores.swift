@@ -2,6 +2,7 @@ import Foundation
 import LiveQueryKit
 import SQLiteAdapter
 import TetherConcurrency
+import TetherTesting
 
 /// Stores for tests: in memory, and on a temporary SQLite file (removed when the process ends… or left in /tmp).
 enum TestStores {
@@ -54,12 +55,13 @@ final class Received: Sendable {
     /// Waits (up to 30 s: a deadline for correctness, generous for a sanitizer on a loaded machine) until
     /// `condition` holds.
     func wait(until condition: @Sendable (Received) -> Bool) async throws {
-        for _ in 0..<3000 {
-            if condition(self) { return }
-            try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await eventually { condition(self) }
+        } catch {
+            struct Timeout: Error, CustomStringConvertible { let description: String }
+            throw Timeout(
+                description:
+                    "\(error); received \(all.map { "\($0.ids) \($0.event.isInitial ? "initial" : "update")" })")
         }
-        struct Timeout: Error, CustomStringConvertible { let description: String }
-        throw Timeout(
-            description: "timed out; received \(all.map { "\($0.ids) \($0.event.isInitial ? "initial" : "update")" })")
     }
 }

@@ -159,13 +159,13 @@ struct AssemblyTests {
             let all = try pipeline.liveQuery(named: "all").observe { documents, _, _ in
                 everything.withLock { $0.append(documents.count) }
             }
-            try await waitUntil { held.withLock { $0 } == [["1"]] && everything.withLock { $0.last } == 2 }
+            try await eventually { held.withLock { $0 } == [["1"]] && everything.withLock { $0.last } == 2 }
             _ = try await items.upsert(["_id": "3", "store_id": "abc123", "name": "a"])
             _ = try await items.upsert(["_id": "4", "store_id": "abc123", "name": "c"])
-            try await waitUntil { everything.withLock { $0.last } == 4 }
+            try await eventually { everything.withLock { $0.last } == 4 }
             #expect(held.withLock { $0 } == [["1"]], "nothing more until signalNext")
             signals.withLock { $0.removeFirst() }()
-            try await waitUntil { held.withLock { $0.count } == 2 }
+            try await eventually { held.withLock { $0.count } == 2 }
             #expect(held.withLock { $0.last } == ["3", "1", "4"], "the latest result, in one delivery")
             await abc.stop()
             await all.stop()
@@ -343,17 +343,5 @@ struct AssemblyTests {
 
     func shutDown(_ pipeline: AssembledPipeline) async throws {
         try await pipeline.serviceGroup(running: ApplicationService {}, logger: Logger(label: "test")).run()
-    }
-
-    /// Waits until `condition` holds; 30 s is a deadline for correctness, generous for a sanitizer on a loaded machine.
-    func waitUntil(_ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while !condition() {
-            guard ContinuousClock.now < deadline else {
-                Issue.record("timed out")
-                return
-            }
-            try await Task.sleep(for: .milliseconds(5))
-        }
     }
 }

@@ -23,8 +23,8 @@ struct ConcurrencyTests {
     }
 
     @Test("Lookups, observers, loads, owner deaths and flushes: one instance per URL, no late events, no leaks")
-    func hammer() async {
-        await withFixture(cacheCountLimit: 16) { fixture in
+    func hammer() async throws {
+        try await withFixture(cacheCountLimit: 16) { fixture in
             let paths = (0..<20).map { "/items/\($0)" }
             for path in paths { fixture.route(path, .json("[]")) }
             fixture.service.configure { $0.expirationTime = .zero }
@@ -76,7 +76,7 @@ struct ConcurrencyTests {
                 worker.stackSize = 1 << 20
                 worker.start()
             }
-            await done.wait()
+            try await done.wait()
             while fixture.transport.inFlightCount > 0 { await Task.yield() }
             #expect(identityViolations.withLock { $0 } == 0)
             #expect(lateEvents.withLock { $0 } == 0)
@@ -102,7 +102,7 @@ final class DispatchGroupBox: Sendable {
         remaining.withLock { $0 -= 1 }
     }
 
-    func wait() async {
-        while remaining.withLock({ $0 }) > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+    func wait() async throws {
+        try await eventually { remaining.withLock { $0 } == 0 }
     }
 }

@@ -105,12 +105,21 @@ struct ObserverTests {
 
             let stops = LockedValue(0)
             let log = PolicyObserver(seen: seen, stops: stops)
-            items.addObserver(log, owner: owner, delivery: .deliverOn(.serialQueue()))
+            items.addObserver(log, owner: owner, delivery: .deliverOn(.queue(queue)))
             await items.removeObservers(ownedBy: owner)
             seen.withLock { $0.removeAll() }
+            // A witness on the same queue: once it has the override, anything still meant for the removed observer
+            // was queued before it, and has run too.
+            let witness = Owner()
+            let witnessed = LockedValue(false)
+            items.addObserver(owner: witness, delivery: .deliverOn(.queue(queue))) { resource, event in
+                if case .newData = event, resource.typedContent(as: Int.self) == -1 { witnessed.withLock { $0 = true } }
+            }
             items.overrideLocalContent(with: -1)
-            try await Task.sleep(for: .milliseconds(50))
+            try await eventually { witnessed.withLock { $0 } }
+            queue.sync {}
             #expect(seen.withLock { $0 }.isEmpty, "nothing after removeObservers returned")
+            withExtendedLifetime(witness) {}
             #expect(stops.withLock { $0 } == 1)
         }
     }

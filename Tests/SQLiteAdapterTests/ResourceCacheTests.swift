@@ -118,8 +118,7 @@ struct ResourceCacheTests {
         resource.addObserver(owner: owner) { _, event in events.withLock { $0.append(event) } }  // starts the read
         resource.overrideLocalContent(with: "mine")
         gated.open.withLock { $0 = true }
-        await cache.flush()
-        try await Task.sleep(for: .milliseconds(50))
+        await resource.cacheChecked()  // the hit has been applied or ignored by now
         #expect(resource.typedContent(as: String.self) == "mine")
         #expect(!events.withLock { $0 }.contains(.newData(.cache)))
         withExtendedLifetime(owner) {}

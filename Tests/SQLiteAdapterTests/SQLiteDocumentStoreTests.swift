@@ -49,8 +49,7 @@ struct SQLiteDocumentStoreTests {
                     }
                 }
             }
-            while !started.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(1)) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await eventually { started.withLock { $0 } }
             task.cancel()
             let outcome = await task.result
             #expect(throws: CancellationError.self) { try outcome.get() }
