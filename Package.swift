@@ -231,11 +231,9 @@ let package = Package(
         .executableTarget(
             name: "tether-sample",
             dependencies: [
-                "TetherClock", "EntityCacheKit", "DocumentStoreKit",
-                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TransportKit", "ResourceKit",
-                "LiveQueryKit",
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "RegistryKit", "MemoryPressureKit",
-                "DeliveryKit", "TetherJSON", "LoopbackServer",
+                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
+                "ResourceKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "RegistryKit",
+                "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

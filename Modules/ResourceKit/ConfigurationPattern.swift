@@ -1,5 +1,5 @@
 public import Foundation
-public import TransportKit
+import TransportKit
 
 /// Which resources a configuration rule applies to: a glob, a predicate, or all.
 ///
