@@ -38,7 +38,7 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         /// Which redirects are followed.
         public var redirects: RedirectPolicy
         /// The largest response body accepted; a larger one fails with
-        /// `TransportError.Kind-swift.enum.responseTooLarge`.
+        /// `TransportError.Kind-swift.struct.responseTooLarge`.
         public var maxResponseSize: Int
         /// How many HTTP/1.1 connections to one host an owned client keeps at most (a soft limit).
         public var maxConnectionsPerHost: Int

@@ -6,7 +6,7 @@ import NIOPosix
 import NIOSSL
 import TransportKit
 
-/// From what AsyncHTTPClient and SwiftNIO throw to ``TransportError/Kind-swift.enum``.
+/// From what AsyncHTTPClient and SwiftNIO throw to ``TransportError/Kind-swift.struct``.
 enum NIOErrorMapping {
     static func transportError(_ error: any Error, request: TransportRequest, maxResponseSize: Int) -> TransportError {
         if let error = error as? TransportError { return error }

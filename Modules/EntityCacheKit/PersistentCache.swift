@@ -105,7 +105,7 @@ public final class PersistentCache: Sendable {
         } catch {
             failures.withLock { $0 += 1 }
             let kind =
-                "\(operation) \((error as? PersistenceError)?.kind.rawValue ?? String(reflecting: type(of: error)))"
+                "\(operation) \((error as? PersistenceError)?.kind.name ?? String(reflecting: type(of: error)))"
             let instant = now()
             guard let heldBack = throttle.withLock({ $0.admit(kind, now: instant) }) else { return nil }
             var metadata: Logger.Metadata = [

@@ -12,38 +12,60 @@
 /// ```
 public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        // A struct over a private enum, not a public enum: a kind added later breaks no user's exhaustive
+        // `switch` (compare with `==`, or switch with a `default:`).
+        private enum Value: String, Sendable, Hashable, CaseIterable {
+            case invalidJSON, invalidDocument, invalidCollectionName, invalidQuery, duplicateID, missingDirectory,
+                readOnly, cannotOpen, diskFull, corrupt, foreignFile, busy, ioError, closed, other
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) {
+            self.value = value
+        }
+
         /// The text given as a document is not valid JSON.
-        case invalidJSON
+        public static var invalidJSON: Self { Self(.invalidJSON) }
         /// A document is not a JSON object, or has no `_id`, or its `_id` is not a non-empty string.
-        case invalidDocument
+        public static var invalidDocument: Self { Self(.invalidDocument) }
         /// A collection name is empty, too long, or has characters other than letters, digits, `_`, `-` and `.`.
-        case invalidCollectionName
+        public static var invalidCollectionName: Self { Self(.invalidCollectionName) }
         /// A query cannot be run as given (a bad path, limit or offset).
-        case invalidQuery
+        public static var invalidQuery: Self { Self(.invalidQuery) }
         /// `insert` found a document with the same `_id` already in the collection.
-        case duplicateID
+        public static var duplicateID: Self { Self(.duplicateID) }
         /// The directory that should hold the file does not exist.
-        case missingDirectory
+        public static var missingDirectory: Self { Self(.missingDirectory) }
         /// The file or its directory cannot be written (permissions, or a read-only file system).
-        case readOnly
+        public static var readOnly: Self { Self(.readOnly) }
         /// The file could not be opened or created for another reason.
-        case cannotOpen
+        public static var cannotOpen: Self { Self(.cannotOpen) }
         /// The disk (or the database's size limit) is full: the write was not made.
-        case diskFull
+        public static var diskFull: Self { Self(.diskFull) }
         /// The file is not a database, or is damaged.
-        case corrupt
+        public static var corrupt: Self { Self(.corrupt) }
         /// The file is something other than what was asked for — another program's database, a text file — and is
         /// left exactly as it was.
-        case foreignFile
+        public static var foreignFile: Self { Self(.foreignFile) }
         /// Another connection held a lock for longer than the busy timeout.
-        case busy
+        public static var busy: Self { Self(.busy) }
         /// The operating system reported an I/O error.
-        case ioError
+        public static var ioError: Self { Self(.ioError) }
         /// The store or cache was closed.
-        case closed
+        public static var closed: Self { Self(.closed) }
         /// Anything else the database reported.
-        case other
+        public static var other: Self { Self(.other) }
+
+        /// The kind's name, as logs and messages show it: "invalidJSON".
+        public var name: String { value.rawValue }
+
+        /// ``name``.
+        public var description: String { name }
+
+        /// Every kind this version knows, for tests and tables.
+        package static var allCases: [Self] { Value.allCases.map(Self.init) }
     }
 
     /// What kind of failure this is.
@@ -57,12 +79,12 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
     /// The document's `_id`, or the cache key.
     public let id: String?
     /// The underlying error (a database error, a JSON parse error, …).
-    public let cause: (any Error & Sendable)?
+    public let cause: (any Error)?
 
     /// Makes an error.
     public init(
         _ kind: Kind, _ message: String, file: String? = nil, collection: String? = nil, id: String? = nil,
-        cause: (any Error & Sendable)? = nil
+        cause: (any Error)? = nil
     ) {
         self.kind = kind
         self.message = message
@@ -86,6 +108,6 @@ public struct PersistenceError: Error, Sendable, CustomStringConvertible {
         if let collection { context.append("collection \(collection)") }
         if let id { context.append("id \(id)") }
         let suffix = context.isEmpty ? "" : " (\(context.joined(separator: ", ")))"
-        return "\(kind.rawValue): \(message)\(suffix)"
+        return "\(kind.name): \(message)\(suffix)"
     }
 }

@@ -9,26 +9,48 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// One problem.
     public struct Issue: Sendable, Hashable, CustomStringConvertible {
         /// What kind of problem it is.
-        public enum Kind: String, Sendable, Hashable {
+        public struct Kind: Sendable, Hashable, CustomStringConvertible {
+            // A struct over a private enum, not a public enum: a kind added later breaks no user's exhaustive
+            // `switch` (compare with `==`, or switch with a `default:`).
+            private enum Value: String, Sendable, Hashable, CaseIterable {
+                case syntax, unknownKey, unknownType, wrongType, invalidValue, missingKey, unreadableFile,
+                    assemblyFailed, limitExceeded
+            }
+
+            private let value: Value
+
+            private init(_ value: Value) {
+                self.value = value
+            }
+
             /// The YAML itself does not parse.
-            case syntax
+            public static var syntax: Self { Self(.syntax) }
             /// A key that nothing reads (a typo, most likely).
-            case unknownKey
+            public static var unknownKey: Self { Self(.unknownKey) }
             /// A `type:` that no plugin of that role is registered under.
-            case unknownType
+            public static var unknownType: Self { Self(.unknownType) }
             /// A value of the wrong type (text where a number belongs, a list where a mapping does).
-            case wrongType
+            public static var wrongType: Self { Self(.wrongType) }
             /// A value of the right type but outside what is allowed (a negative timeout, a zero limit, a bad URL).
-            case invalidValue
+            public static var invalidValue: Self { Self(.invalidValue) }
             /// A key that must be present is not.
-            case missingKey
+            public static var missingKey: Self { Self(.missingKey) }
             /// The configuration file does not exist or cannot be read.
-            case unreadableFile
+            public static var unreadableFile: Self { Self(.unreadableFile) }
             /// A part could not be made from valid settings (a database that would not open, say).
-            case assemblyFailed
+            public static var assemblyFailed: Self { Self(.assemblyFailed) }
             /// The document exceeds a bound that keeps loading it safe (see ``YAMLLimits``): too many nodes or too
             /// deep once its aliases are expanded.
-            case limitExceeded
+            public static var limitExceeded: Self { Self(.limitExceeded) }
+
+            /// The kind's name, as logs and messages show it: "syntax".
+            public var name: String { value.rawValue }
+
+            /// ``name``.
+            public var description: String { name }
+
+            /// Every kind this version knows, for tests and tables.
+            package static var allCases: [Self] { Value.allCases.map(Self.init) }
         }
 
         /// What kind of problem it is.

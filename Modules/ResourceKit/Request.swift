@@ -113,7 +113,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         for waiter in waiters { waiter.resume(returning: final) }
     }
 
-    /// Cancels the request: it completes at once with a ``ResourceError/Kind-swift.enum/cancelled`` failure, its
+    /// Cancels the request: it completes at once with a ``ResourceError/Kind-swift.struct/cancelled`` failure, its
     /// exchange is cancelled, and its response, should one still arrive, is ignored. Does nothing once completed.
     public func cancel() {
         let task = state.withLock { $0.isClaimed ? nil : $0.task }

@@ -5,21 +5,69 @@ public import TransportKit
 /// status, the server's error body, and the cause.
 public struct ResourceError: Error, Sendable, CustomStringConvertible {
     /// The kinds of failure.
-    public enum Kind: Sendable, Hashable {
+    ///
+    /// A struct over a private enum, not a public enum: a kind added later breaks no user's exhaustive `switch`.
+    /// Compare with `==` (`error.kind == .httpStatus(404)`), or read the detail a kind carries
+    /// (``httpStatus``, ``transportKind``, ``failedStage``).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        private enum Value: Sendable, Hashable {
+            case invalidURL
+            case transport(TransportError.Kind)
+            case httpStatus(Int)
+            case notModifiedWithoutData
+            case transformFailed(PipelineStageKey)
+            case invalidRequestBody
+            case cancelled
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) {
+            self.value = value
+        }
+
         /// The resource has no valid URL; ``ResourceError/url`` holds the text that was given.
-        case invalidURL
+        public static var invalidURL: Self { Self(.invalidURL) }
         /// The transport could not exchange the request.
-        case transport(TransportError.Kind)
+        public static func transport(_ kind: TransportError.Kind) -> Self { Self(.transport(kind)) }
         /// The server answered with a status that is not a success.
-        case httpStatus(Int)
+        public static func httpStatus(_ code: Int) -> Self { Self(.httpStatus(code)) }
         /// The server answered 304 Not Modified, but there is no data to keep.
-        case notModifiedWithoutData
+        public static var notModifiedWithoutData: Self { Self(.notModifiedWithoutData) }
         /// A transformer of the response pipeline failed at this stage.
-        case transformFailed(PipelineStageKey)
+        public static func transformFailed(_ stage: PipelineStageKey) -> Self { Self(.transformFailed(stage)) }
         /// The request's body could not be made (a value that does not encode); nothing was sent.
-        case invalidRequestBody
+        public static var invalidRequestBody: Self { Self(.invalidRequestBody) }
         /// The request was cancelled.
-        case cancelled
+        public static var cancelled: Self { Self(.cancelled) }
+
+        /// The status, for ``httpStatus(_:)``.
+        public var httpStatus: Int? {
+            if case .httpStatus(let code) = value { code } else { nil }
+        }
+
+        /// The transport's kind of failure, for ``transport(_:)``.
+        public var transportKind: TransportError.Kind? {
+            if case .transport(let kind) = value { kind } else { nil }
+        }
+
+        /// The stage that failed, for ``transformFailed(_:)``.
+        public var failedStage: PipelineStageKey? {
+            if case .transformFailed(let stage) = value { stage } else { nil }
+        }
+
+        /// `httpStatus(404)`, `transport(timedOut)`, `cancelled`…
+        public var description: String {
+            switch value {
+            case .invalidURL: "invalidURL"
+            case .transport(let kind): "transport(\(kind))"
+            case .httpStatus(let code): "httpStatus(\(code))"
+            case .notModifiedWithoutData: "notModifiedWithoutData"
+            case .transformFailed(let stage): "transformFailed(\(stage))"
+            case .invalidRequestBody: "invalidRequestBody"
+            case .cancelled: "cancelled"
+            }
+        }
     }
 
     /// What went wrong.
@@ -28,9 +76,9 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The request's method.
     public var method: HTTPMethod
-    /// The request's URL, or for ``Kind-swift.enum/invalidURL`` the text that was given.
+    /// The request's URL, or for ``Kind-swift.struct/invalidURL`` the text that was given.
     public var url: String
-    /// The server's response body for ``Kind-swift.enum/httpStatus(_:)``, if it sent one.
+    /// The server's response body for ``Kind-swift.struct/httpStatus(_:)``, if it sent one.
     public var entity: Entity?
     /// When the failure happened.
     public var timestamp: Date
@@ -53,7 +101,7 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
 
     /// The HTTP status, when the server answered with a failure status.
     public var httpStatusCode: Int? {
-        if case .httpStatus(let code) = kind { code } else { nil }
+        kind.httpStatus
     }
 
     /// Whether this is a cancellation.

@@ -3,7 +3,7 @@ import TransportKit
 /// The role of one step of a response pipeline: turns a successful response's entity into another, or throws.
 ///
 /// Throw any error with a helpful description: the load fails with a ``ResourceError`` of kind
-/// ``ResourceError/Kind-swift.enum/transformFailed(_:)`` that names the stage and carries the error as its cause,
+/// ``ResourceError/Kind-swift.struct/transformFailed(_:)`` that names the stage and carries the error as its cause,
 /// and the resource keeps its last valid data.
 public protocol ResponseTransformer: Sendable {
     /// Transforms `entity`, typically its ``Entity/content``.

@@ -4,7 +4,7 @@ public import TransportKit
 
 /// The in-memory host: no sockets, an `InMemoryTransport` answering with the same ``ConformanceEndpoints`` as
 /// the loopback server. Misbehaviours become what a real transport reports for them — garbage is
-/// `TransportError.Kind-swift.enum.malformedResponse`, a cut body `TransportError.Kind-swift.enum.connectionFailed`,
+/// `TransportError.Kind-swift.struct.malformedResponse`, a cut body `TransportError.Kind-swift.struct.connectionFailed`,
 /// a silent peer no reply at all — so that tests written against the double see what they would see for real.
 public struct InMemoryConformanceHost: ConformanceHost {
     /// `http://conformance.in-memory`.

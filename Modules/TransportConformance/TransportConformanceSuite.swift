@@ -149,12 +149,12 @@ func expectFailure(
     case .success(let response):
         throw ConformanceFailure(
             message:
-                "\(request): expected a failure of kind \(kinds.map(\.rawValue).sorted()), got status \(response.status) with \(response.body.count) bytes"
+                "\(request): expected a failure of kind \(kinds.map(\.name).sorted()), got status \(response.status) with \(response.body.count) bytes"
         )
     case .failure(let error as TransportError):
         try require(
             kinds.contains(error.kind),
-            "\(request): expected kind \(kinds.map(\.rawValue).sorted()), got \(error.kind) — \(error.message)")
+            "\(request): expected kind \(kinds.map(\.name).sorted()), got \(error.kind) — \(error.message)")
         try require(
             error.method == request.method && error.url == request.url,
             "\(request): the error names \(error.method) \(error.url) instead")

@@ -16,11 +16,11 @@ import TetherConcurrency
 ///
 /// A request takes the first reply queued for it with ``enqueue(_:_:_:)``, else its route's reply (a route for a
 /// method before one for any method), else the ``respond(with:)`` handler's, else fails with
-/// `TransportError.Kind-swift.enum.noRoute`. URLs are matched on their absolute string, query included.
+/// `TransportError.Kind-swift.struct.noRoute`. URLs are matched on their absolute string, query included.
 ///
 /// It keeps the promises of a real transport, and passes `TransportConformance`'s suite: a reply later than the
-/// request's timeout fails with `TransportError.Kind-swift.enum.timedOut` when the timeout elapses on the clock,
-/// cancellation fails with `TransportError.Kind-swift.enum.cancelled`, and redirects are followed as its
+/// request's timeout fails with `TransportError.Kind-swift.struct.timedOut` when the timeout elapses on the clock,
+/// cancellation fails with `TransportError.Kind-swift.struct.cancelled`, and redirects are followed as its
 /// `RedirectPolicy` says (each hop is a request of its own in the log).
 public final class InMemoryTransport: Transport {
     /// A scripted reply.

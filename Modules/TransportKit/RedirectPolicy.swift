@@ -6,7 +6,7 @@ import Foundation
 /// becomes a `GET` without a body; 307 and 308 keep the method and body.
 public enum RedirectPolicy: Sendable, Hashable {
     /// Follows up to `max` redirects per request; one more fails with
-    /// ``TransportError/Kind-swift.enum/tooManyRedirects``.
+    /// ``TransportError/Kind-swift.struct/tooManyRedirects``.
     case follow(max: Int)
     /// Never follows: the 3xx response is returned as it is.
     case never

@@ -23,7 +23,7 @@ public struct RetryPolicy: Sendable, Hashable {
     /// 504 Gateway Timeout.
     public static let transientStatuses: Set<Int> = [429, 502, 503, 504]
 
-    /// The failures worth another attempt: the kinds whose ``TransportError/Kind-swift.enum/isTransient`` is true
+    /// The failures worth another attempt: the kinds whose ``TransportError/Kind-swift.struct/isTransient`` is true
     /// (refused, broken, timed out). DNS failures, TLS failures and malformed responses are not retried.
     public static let transientErrors: Set<TransportError.Kind> = Set(
         TransportError.Kind.allCases.filter(\.isTransient))

@@ -12,7 +12,7 @@ public import TetherClock
 /// What comes back is the last attempt's: a response (a 503 after the last attempt is still a response) or a
 /// ``TransportError`` whose ``TransportError/attempts`` says how many attempts were made. Waits run on the
 /// ``TimeSource``, so a test drives them with a manual clock; cancelling the calling task cancels the attempt in
-/// flight or the wait, and throws ``TransportError/Kind-swift.enum/cancelled``.
+/// flight or the wait, and throws ``TransportError/Kind-swift.struct/cancelled``.
 public struct RetryingTransport: Transport {
     /// The transport each attempt goes through.
     public let base: any Transport
@@ -68,7 +68,7 @@ public struct RetryingTransport: Transport {
                     throw failure
                 }
                 wait = policy.backoff(afterAttempt: attempt, random: random())
-                reason = failure.kind.rawValue
+                reason = failure.kind.name
                 guard fitsBudget(wait, start: start) else { throw failure }
             }
 

@@ -7,7 +7,7 @@
 /// - Any HTTP status is a response, not an error: 404 and 500 come back as a ``TransportResponse``.
 /// - Failures to exchange (no connection, timeout, bad URL) throw a ``TransportError`` naming the request.
 /// - Cancelling the calling task cancels the exchange: `send` then throws a ``TransportError`` of kind
-///   ``TransportError/Kind-swift.enum/cancelled`` (or `CancellationError`) promptly, and sends nothing further.
+///   ``TransportError/Kind-swift.struct/cancelled`` (or `CancellationError`) promptly, and sends nothing further.
 /// - `send` may be called from any task, concurrently.
 public protocol Transport: Sendable {
     /// Sends `request` and returns the server's response.

@@ -7,32 +7,54 @@ public import Foundation
 /// an app — can decide what to do from ``kind`` without knowing which library carried the request.
 public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kinds of failure.
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        // A struct over a private enum, not a public enum: a kind added later breaks no user's exhaustive
+        // `switch` (compare with `==`, or switch with a `default:`).
+        private enum Value: String, Sendable, Hashable, CaseIterable {
+            case invalidURL, hostNotFound, connectionRefused, connectionFailed, timedOut, cancelled, malformedResponse,
+                tlsFailure, responseTooLarge, tooManyRedirects, noRoute, other
+        }
+
+        private let value: Value
+
+        private init(_ value: Value) {
+            self.value = value
+        }
+
         /// The URL cannot be sent (no scheme or host, a scheme the transport does not speak).
-        case invalidURL
+        public static var invalidURL: Self { Self(.invalidURL) }
         /// The host's name did not resolve (DNS failure).
-        case hostNotFound
+        public static var hostNotFound: Self { Self(.hostNotFound) }
         /// The host refused the connection (nothing listens on that port).
-        case connectionRefused
+        public static var connectionRefused: Self { Self(.connectionRefused) }
         /// A connection could not be made, or it broke before the response was complete — for instance the server
         /// closed it in the middle of the body.
-        case connectionFailed
+        public static var connectionFailed: Self { Self(.connectionFailed) }
         /// The exchange took longer than its timeout (the request's, or the transport's connect timeout).
-        case timedOut
+        public static var timedOut: Self { Self(.timedOut) }
         /// The calling task was cancelled.
-        case cancelled
+        public static var cancelled: Self { Self(.cancelled) }
         /// The peer sent something that is not a valid HTTP response.
-        case malformedResponse
+        public static var malformedResponse: Self { Self(.malformedResponse) }
         /// The TLS handshake failed: an untrusted or invalid certificate, no common protocol version or cipher.
-        case tlsFailure
+        public static var tlsFailure: Self { Self(.tlsFailure) }
         /// The response body is larger than the transport accepts.
-        case responseTooLarge
+        public static var responseTooLarge: Self { Self(.responseTooLarge) }
         /// The server redirected more often than the transport's redirect policy allows, or in a cycle.
-        case tooManyRedirects
+        public static var tooManyRedirects: Self { Self(.tooManyRedirects) }
         /// Nothing answers this request (an in-memory transport with no matching route).
-        case noRoute
+        public static var noRoute: Self { Self(.noRoute) }
         /// Anything else the transport reports.
-        case other
+        public static var other: Self { Self(.other) }
+
+        /// The kind's name, as logs and messages show it: "invalidURL".
+        public var name: String { value.rawValue }
+
+        /// ``name``.
+        public var description: String { name }
+
+        /// Every kind this version knows, for tests and tables.
+        package static var allCases: [Self] { Value.allCases.map(Self.init) }
 
         /// Whether a fresh attempt could succeed where this one failed: the connection broke, was refused or timed
         /// out. ``RetryPolicy`` retries these by default.
@@ -57,12 +79,12 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     /// What the transport underneath reported (a `URLError`, an `HTTPClientError`, an `IOError`…), if anything.
     ///
     /// Not part of equality: two errors are equal when kind, request, message and attempts are.
-    public var cause: (any Error & Sendable)?
+    public var cause: (any Error)?
 
     /// Makes an error.
     public init(
         _ kind: Kind, method: HTTPMethod, url: URL, message: String, attempts: Int = 1,
-        cause: (any Error & Sendable)? = nil
+        cause: (any Error)? = nil
     ) {
         self.kind = kind
         self.method = method
@@ -73,7 +95,7 @@ public struct TransportError: Error, Sendable, Hashable, CustomStringConvertible
     }
 
     /// Makes an error for `request`.
-    public init(_ kind: Kind, request: TransportRequest, message: String, cause: (any Error & Sendable)? = nil) {
+    public init(_ kind: Kind, request: TransportRequest, message: String, cause: (any Error)? = nil) {
         self.init(kind, method: request.method, url: request.url, message: message, cause: cause)
     }
 

@@ -42,7 +42,7 @@ public enum TransportLog {
         [
             "http.method": .string(error.method.rawValue),
             "http.url": .string(error.url.redactedForLogging),
-            "error.kind": .string(error.kind.rawValue),
+            "error.kind": .string(error.kind.name),
             "error.message": .string(error.message),
             "error.attempts": .stringConvertible(error.attempts),
         ]

@@ -10,7 +10,7 @@ public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     public var headers: HTTPHeaders
     /// The body, if any.
     public var body: Data?
-    /// How long the whole exchange may take before it fails with ``TransportError/Kind-swift.enum/timedOut``.
+    /// How long the whole exchange may take before it fails with ``TransportError/Kind-swift.struct/timedOut``.
     public var timeout: Duration
     /// The names of the header fields that carry credentials, lower-cased: their values are redacted in every log
     /// line, and they are dropped when a redirect leads to another origin (scheme, host or port). Defaults to

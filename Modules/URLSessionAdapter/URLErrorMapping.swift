@@ -5,7 +5,7 @@ import TransportKit
 import FoundationNetworking
 #endif
 
-/// From what URLSession reports to ``TransportError/Kind-swift.enum``.
+/// From what URLSession reports to ``TransportError/Kind-swift.struct``.
 enum URLErrorMapping {
     static func kind(of code: URLError.Code) -> TransportError.Kind {
         switch code {

@@ -31,7 +31,7 @@ public final class URLSessionTransport: Transport {
         /// Which redirects are followed.
         public var redirects: RedirectPolicy
         /// The largest response body accepted; a larger one fails with
-        /// `TransportError.Kind-swift.enum.responseTooLarge` as soon as it is known to be larger.
+        /// `TransportError.Kind-swift.struct.responseTooLarge` as soon as it is known to be larger.
         public var maxResponseSize: Int
         /// How many connections to one host may be open at once.
         public var maxConnectionsPerHost: Int
