@@ -8,7 +8,7 @@ public import ServiceLifecycle
 public import TetherClock
 import TetherConcurrency
 import TransportKit
-import UnixSignals
+public import UnixSignals
 
 /// The pipeline a configuration describes, assembled: the services and their resources' rules, the store live
 /// queries run on, the persistent cache, the delivery defaults, the configured live queries — and the background
@@ -36,10 +36,26 @@ import UnixSignals
 ///    try await pipeline.serviceGroup(running: app, logger: logger).run()
 ///    ```
 public final class AssembledPipeline: Sendable {
+    /// A configured service and the name the configuration gives it.
+    public struct NamedService: Sendable {
+        /// The name under `services:`.
+        public let name: String
+        /// The service.
+        public let service: ResourceKit.Service
+    }
+
+    /// Memory-pressure events so far (from the source or simulated), and how many resources they let go.
+    public struct MemoryPressureStatistics: Sendable, Hashable {
+        /// Events handled.
+        public var events: Int
+        /// Resources released by the flushes those events caused.
+        public var resourcesReleased: Int
+    }
+
     /// The configuration it was assembled from.
     public let configuration: PipelineConfiguration
     /// The services, in configuration order.
-    public let services: [(name: String, service: ResourceKit.Service)]
+    public let services: [NamedService]
     /// The store live queries run on.
     public let store: Store
     /// The persistence parts (store, cache, where they live).
@@ -59,7 +75,7 @@ public final class AssembledPipeline: Sendable {
     private let pressure: PressureResponder
 
     private init(
-        configuration: PipelineConfiguration, services: [(name: String, service: ResourceKit.Service)], store: Store,
+        configuration: PipelineConfiguration, services: [NamedService], store: Store,
         persistence: PersistenceComponent, persistentCache: PersistentCache?, delivery: ObservationDelivery,
         resourceDelivery: ObservationDelivery, liveQueries: [String: ConfiguredLiveQuery],
         memoryPressureSource: any MemoryPressureSource, lifecycleServices: [any ServiceLifecycle.Service],
@@ -117,15 +133,19 @@ public final class AssembledPipeline: Sendable {
     }
 
     /// Pressure events so far (from the source or simulated), and how many resources they let go.
-    public var memoryPressureStatistics: (events: Int, resourcesReleased: Int) {
-        pressure.statistics
+    public var memoryPressureStatistics: MemoryPressureStatistics {
+        let (events, released) = pressure.statistics
+        return MemoryPressureStatistics(events: events, resourcesReleased: released)
     }
 
     /// A `ServiceGroup` running the background parts in order, then `application` (if any); when the application
-    /// returns, or on SIGINT or SIGTERM, they shut down in reverse order: the application first, the database last.
-    public func serviceGroup(running application: (any ServiceLifecycle.Service)? = nil, logger: Logger) -> ServiceGroup
-    {
-        group(running: application, logger: logger, signals: [.sigterm, .sigint])
+    /// returns, or on one of `signals` (SIGTERM and SIGINT unless you say otherwise; `[]` when your own group
+    /// handles signals), they shut down in reverse order: the application first, the database last.
+    public func serviceGroup(
+        running application: (any ServiceLifecycle.Service)? = nil, logger: Logger,
+        signals: [UnixSignal] = [.sigterm, .sigint]
+    ) -> ServiceGroup {
+        group(running: application, logger: logger, signals: signals)
     }
 
     /// Shuts the background parts down, in reverse order — the database last — for code that does not run them in
@@ -182,7 +202,7 @@ public final class AssembledPipeline: Sendable {
     {
         let context = AssemblyContext(
             baseDirectory: configuration.baseDirectory, logger: defaults.logger,
-            environment: ProcessInfo.processInfo.environment)
+            environment: configuration.environment)
         var assembler = Assembler(configuration: configuration, context: context)
         let persistence = try assembler.make(configuration.persistence, at: ConfigurationPath([.key("persistence")]))
         if configuration.persistenceIsImplicit {
@@ -194,7 +214,7 @@ public final class AssembledPipeline: Sendable {
         let cache = persistence.entityCache.map { PersistentCache($0, logger: defaults.logger) }
         var lifecycle: [any ServiceLifecycle.Service] = persistence.lifecycle.map { [$0] } ?? []
 
-        var services: [(name: String, service: ResourceKit.Service)] = []
+        var services: [NamedService] = []
         for (name, serviceConfiguration) in configuration.services {
             let path = ConfigurationPath([.key("services"), .key(name)])
             let transport = try assembler.make(serviceConfiguration.transport, at: path.appending("transport"))
@@ -215,7 +235,7 @@ public final class AssembledPipeline: Sendable {
                 transport: transport.transport, stages: stages, cache: cache,
                 countLimit: configuration.memoryPressure.countLimit, defaults: defaults
             ).build()
-            services.append((name, service))
+            services.append(NamedService(name: name, service: service))
         }
 
         let source = try assembler.make(

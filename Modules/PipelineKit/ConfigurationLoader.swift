@@ -146,6 +146,7 @@ public struct ConfigurationLoader: Sendable {
             throw ConfigurationError(file: file, issues: issues)
         }
         configuration.file = file
+        configuration.environment = environment
         configuration.locations = ConfigurationLocation.index(root)
         configuration.baseDirectory = baseDirectory ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return configuration

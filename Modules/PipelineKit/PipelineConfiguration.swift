@@ -28,6 +28,9 @@ public struct PipelineConfiguration: Decodable, Sendable {
     public var baseDirectory: URL
     /// Where each key is in the file, for messages about parts that fail to assemble.
     public var locations: [ConfigurationPath: ConfigurationLocation]
+    /// The environment the parts may read (a password's variable, say): the one ``ConfigurationLoader`` was given,
+    /// so that loading and assembly see the same; the process's for a configuration made in code.
+    public var environment: [String: String]
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
@@ -48,6 +51,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         file = nil
         baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         locations = [:]
+        environment = ProcessInfo.processInfo.environment
     }
 
     /// Decodes a configuration (use ``ConfigurationLoader``, which supplies the plugins and reports every problem).

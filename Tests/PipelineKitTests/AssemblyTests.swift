@@ -287,6 +287,31 @@ struct AssemblyTests {
         }
     }
 
+    @Test("Assembly gives the parts the environment the loader was given, not the process's")
+    func environmentReachesParts() async throws {
+        let seen = LockedValue<[String: String]?>(nil)
+        let registry = PluginRegistry.standard
+        registry.register(EnvironmentTransportPlugin(seen: seen))
+        let configuration = try load(
+            "services: { api: { base_url: \"https://api.example\", transport: { type: environment } } }",
+            registry: registry, environment: ["TETHER_TEST_TOKEN": "from-the-loader"])
+        #expect(configuration.environment == ["TETHER_TEST_TOKEN": "from-the-loader"])
+        let pipeline = try AssembledPipeline.assembleQuietly(configuration)
+        #expect(seen.withLock { $0 } == ["TETHER_TEST_TOKEN": "from-the-loader"])
+        try await pipeline.shutdown()
+    }
+
+    /// A transport plugin that records the environment assembly gave it.
+    struct EnvironmentTransportPlugin: PipelinePlugin {
+        let type = "environment"
+        let seen: LockedValue<[String: String]?>
+        var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
+        func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws -> TransportComponent {
+            seen.withLock { $0 = context.environment }
+            return TransportComponent(InMemoryTransport())
+        }
+    }
+
     /// A configuration whose transport and SQLite store record, in order, when they are shut down.
     func recordingConfiguration(in directory: URL) throws -> (PipelineConfiguration, LockedValue<[String]>) {
         let order = LockedValue<[String]>([])

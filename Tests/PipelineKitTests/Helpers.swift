@@ -49,8 +49,8 @@ func withPipeline<T>(
     do {
         let pipeline = tracker.track(try AssembledPipeline.assembleQuietly(configuration), "pipeline")
         tracker.track(pipeline.store, "store")
-        for (name, service) in pipeline.services {
-            tracker.track(service, "service \(name)")
+        for named in pipeline.services {
+            tracker.track(named.service, "service \(named.name)")
         }
         result = try await body(pipeline, tracker)
     }

@@ -1,7 +1,6 @@
+import ResourceKit
 import Testing
 import TransportKit
-
-import ResourceKit
 
 @Suite("ResourceError kinds")
 struct ResourceErrorKindTests {
