@@ -10,6 +10,10 @@ import OwnershipKit
 /// | ``observeLocal(deliverOn:onError:handler:)`` | returns | `queue` |
 /// | ``observeLocalWithNextSignal(onError:handler:)`` | calls `signalNext` | a serial queue of the query's own |
 /// | ``observeLocalWithNextSignal(deliverOn:onError:handler:)`` | calls `signalNext` | `queue` |
+/// | ``observeLocalAsync(owner:onError:handler:)`` | returns (an `async` handler) | the handler's own isolation (`@MainActor`, an actor) |
+///
+/// `deliverOn:` takes a `DispatchQueue`, as Ditto's does, or any DeliveryKit executor (`.serialQueue()`, `.inline`,
+/// your own `DeliveryExecutor`).
 ///
 /// Until then the store goes on committing, and nothing queues up: the next call gets the latest result, only if it
 /// differs from the last one this handler received, with the difference from that one. The defaults never use the
@@ -48,6 +52,17 @@ extension PendingQuery {
         }
     }
 
+    /// ``observeLocal(onError:handler:)``, calling `handler` through `executor`.
+    public func observeLocal(
+        deliverOn executor: some DeliveryExecutor, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+    ) throws -> LiveQuery {
+        try observeLocalWithNextSignal(deliverOn: executor, onError: onError) { documents, event, signalNext in
+            handler(documents, event)
+            signalNext()
+        }
+    }
+
     /// Observes the query with back pressure: after a call, `handler` is not called again until it calls
     /// `signalNext` — from any thread, at any time, for example after asynchronous work on the documents.
     public func observeLocalWithNextSignal(
@@ -63,6 +78,56 @@ extension PendingQuery {
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
         try observe(on: .queue(queue), owner: nil, onError: onError, handler: handler)
+    }
+
+    /// ``observeLocalWithNextSignal(onError:handler:)``, calling `handler` through `executor`.
+    public func observeLocalWithNextSignal(
+        deliverOn executor: some DeliveryExecutor, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        try observe(on: executor, owner: nil, onError: onError, handler: handler)
+    }
+
+    /// Observes the query with an `async` handler, run on its own isolation — a `@MainActor` closure runs on the
+    /// main actor, with no hop written by hand — and called again only after it has returned: the same back
+    /// pressure, the latest result, only if it changed. Ends with the handle, or with `owner` when one is given
+    /// (then the handle need not be kept).
+    ///
+    /// ```swift
+    /// let liveQuery = try items.find("store_id == 'abc123'").observeLocalAsync { @MainActor documents, _ in
+    ///     model.rows = documents
+    /// }
+    /// ```
+    ///
+    /// The owner check is made on the handler's isolation, just before the call: an owner that died, or a query
+    /// stopped while the call waited for its actor, gets no call. Stop from that actor with `await stop()`.
+    @discardableResult
+    public func observeLocalAsync(
+        owner: AnyObject? = nil, onError: ErrorHandler? = nil,
+        handler: @escaping @isolated(any) @Sendable ([Document], LiveQueryEvent) async -> Void
+    ) throws -> LiveQuery {
+        try observe(owner: owner) { engine, binding, delivered in
+            DeliveryLane<Snapshot>.isolated(skipIf: delivered.isUnchanged) { [weak engine] delivery in
+                guard let engine, let id = binding.id else { return }
+                await Self.call(id, observers: engine.observers, isolation: handler.isolation) {
+                    switch delivery.payload {
+                    case .documents(let documents, let commit):
+                        await handler(documents, delivered.event(for: documents, commit: commit))
+                    case .failure(let failure):
+                        onError?(failure.error)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on `isolation` — the handler's actor — if observer `id` is still live once there: the check is
+    /// made where the call is, not before the hop.
+    private static func call(
+        _ id: ObserverID, observers: ObserverTable<Registration, Never>, isolation: isolated (any Actor)?,
+        _ body: () async -> Void
+    ) async {
+        await observers.withLiveObserver(id, body)
     }
 
     // MARK: Owner-tied (Siesta's ownership, applied to live queries)
@@ -104,31 +169,64 @@ extension PendingQuery {
             handler: handler)
     }
 
+    /// ``observeLocal(owner:deliverOn:onError:handler:)``, calling `handler` through `executor`.
+    @discardableResult
+    public func observeLocal(
+        owner: AnyObject, deliverOn executor: some DeliveryExecutor, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent) -> Void
+    ) throws -> LiveQuery {
+        try observeLocalWithNextSignal(owner: owner, deliverOn: executor, onError: onError) {
+            documents, event, signalNext in
+            handler(documents, event)
+            signalNext()
+        }
+    }
+
+    /// ``observeLocalWithNextSignal(owner:deliverOn:onError:handler:)``, calling `handler` through `executor`.
+    @discardableResult
+    public func observeLocalWithNextSignal(
+        owner: AnyObject, deliverOn executor: some DeliveryExecutor, onError: ErrorHandler? = nil,
+        handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
+    ) throws -> LiveQuery {
+        try observe(on: executor, owner: owner, onError: onError, handler: handler)
+    }
+
     // MARK: The mechanism
 
     func observe(
         on executor: any DeliveryExecutor, owner: AnyObject?, onError: ErrorHandler?,
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
+        try observe(owner: owner) { engine, binding, delivered in
+            DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: delivered.isUnchanged) {
+                [weak engine] delivery, signalNext in
+                // Ownership at the moment of the call: a result that waited while the owner died is dropped here
+                // (and the table ends the observation, which cancels this lane).
+                guard let engine, let id = binding.id else { return }
+                engine.observers.withLiveObserver(id) {
+                    switch delivery.payload {
+                    case .documents(let documents, let commit):
+                        handler(documents, delivered.event(for: documents, commit: commit), signalNext)
+                    case .failure(let failure):
+                        onError?(failure.error)
+                        signalNext()
+                    }
+                }
+            }
+        }
+    }
+
+    /// Registers an observer whose lane `makeLane` builds (from the engine, the binding that will name the observer
+    /// in the table, and the result last delivered).
+    func observe(
+        owner: AnyObject?,
+        makeLane: (LiveQueryEngine, ObserverBinding, DeliveredResult) -> DeliveryLane<Snapshot>
+    ) throws -> LiveQuery {
         let query = try compiled()
         let engine = collection.store.engine
         let binding = ObserverBinding()
         let delivered = DeliveredResult()
-        let lane = DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: delivered.isUnchanged) {
-            [weak engine] delivery, signalNext in
-            // Ownership at the moment of the call: a result that waited while the owner died is dropped here (and
-            // the table ends the observation, which cancels this lane).
-            guard let engine, let id = binding.id else { return }
-            engine.observers.withLiveObserver(id) {
-                switch delivery.payload {
-                case .documents(let documents, let commit):
-                    handler(documents, delivered.event(for: documents, commit: commit), signalNext)
-                case .failure(let failure):
-                    onError?(failure.error)
-                    signalNext()
-                }
-            }
-        }
+        let lane = makeLane(engine, binding, delivered)
         let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
         let handle = LiveQuery(
             registration: registration, engine: engine, delivered: delivered, ownsObservation: owner == nil,

@@ -50,6 +50,21 @@ enum LiveQueryKitSnippets {
         return liveQuery
     }
 
+    @MainActor
+    final class ItemsModel {
+        var rows: [String] = []
+    }
+
+    static func isolated(items: StoreCollection, model: ItemsModel) throws -> LiveQuery {
+        // snippet: LiveQueryKit.isolated
+        let liveQuery = try items.find("store_id == 'abc123'").sort("name").observeLocalAsync {
+            @MainActor documents, _ in
+            model.rows = documents.map(\.id)
+        }
+        // end snippet
+        return liveQuery
+    }
+
     static func nextSignalOnQueue(items: StoreCollection, renderer: ItemsRenderer) throws -> LiveQuery {
         // snippet: LiveQueryKit.next-signal-on-queue
         let renderQueue = DispatchQueue(label: "render")
