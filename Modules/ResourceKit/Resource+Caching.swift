@@ -20,13 +20,9 @@ extension Resource {
     func startCacheCheckIfNeeded() {
         // Cheap when done: one lock. A resource without a cache goes straight to done, never through reading, so
         // that its loads never take the deferred path.
-        guard state.withLock({ if case .notStarted = $0.cacheCheck { true } else { false } }) else { return }
+        guard state.withLock({ if case .cacheUnread = $0.loading.phase { true } else { false } }) else { return }
         let slot = cacheSlot
-        let begin = state.withLock { state -> Bool in
-            guard case .notStarted = state.cacheCheck else { return false }
-            state.cacheCheck = slot == nil ? .done : .reading(waiters: [])
-            return slot != nil
-        }
+        let begin = state.withLock { $0.loading.startCacheCheck(hasCache: slot != nil) }
         guard begin, let (cache, key) = slot else { return }
         let changesBefore = state.withLock { $0.dataChanges }
         let pipeline = configuration(for: .get).pipeline
@@ -71,23 +67,14 @@ extension Resource {
     }
 
     private func finishCacheCheck() {
-        let waiters = state.withLock { state -> [@Sendable () -> Void] in
-            guard case .reading(let waiters) = state.cacheCheck else { return [] }
-            state.cacheCheck = .done
-            return waiters
-        }
+        let waiters = state.withLock { $0.loading.finishCacheCheck() }
         for waiter in waiters { waiter() }
     }
 
     /// Whether the cache check has ended; if not, `then` runs when it does (and the check is started).
     func whenCacheChecked(then continuation: @escaping @Sendable () -> Void) -> Bool {
         startCacheCheckIfNeeded()
-        return state.withLock { state -> Bool in
-            guard case .reading(var waiters) = state.cacheCheck else { return true }
-            waiters.append(continuation)
-            state.cacheCheck = .reading(waiters: waiters)
-            return false
-        }
+        return state.withLock { !$0.loading.addCacheWaiter(continuation) }
     }
 
     /// Waits for the cache check to end: by then a hit has been shown or ignored (tests wait on it).

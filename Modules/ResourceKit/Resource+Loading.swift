@@ -13,17 +13,23 @@ extension Resource {
         // The fast path: one lock, no allocation.
         let generation = core.configurationGeneration.load(ordering: .acquiring)
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
-        let fast = state.withLock { state -> Request?? in
-            guard case .done = state.cacheCheck else { return nil }
-            if let load = state.load { return .some(load.request) }
-            guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else { return nil }
-            return state.isUpToDate(now: now, elapsed: elapsed, configuration: configuration) ? .some(nil) : nil
+        let fast = state.withLock { state -> LoadDecision in
+            guard state.loading.isCacheChecked else { return .proceed }
+            if let load = state.loading.load { return .join(load.request) }
+            guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else {
+                return .proceed
+            }
+            return state.isUpToDate(now: now, elapsed: elapsed, configuration: configuration) ? .upToDate : .proceed
         }
-        if let fast {
-            core.logging.staleness.trace(
-                fast == nil ? "up to date: not loading" : "load in flight: joining it",
-                metadata: ["url": "\(urlString)"])
-            return fast
+        switch fast {
+        case .join(let request):
+            core.logging.staleness.trace("load in flight: joining it", metadata: ["url": "\(urlString)"])
+            return request
+        case .upToDate:
+            core.logging.staleness.trace("up to date: not loading", metadata: ["url": "\(urlString)"])
+            return nil
+        case .proceed:
+            break
         }
         if let deferred = loadAfterCacheCheck() { return deferred }
         return startLoad(onlyIfNeeded: true)
@@ -37,16 +43,16 @@ extension Resource {
         // The request every caller gets is the load's own request, made now and started (or completed) later.
         let prepared = prepareLoadRequest()
         let (deferred, isNew) = state.withLock { state -> (Request?, Bool) in
-            guard case .reading = state.cacheCheck else { return (nil, false) }
+            guard state.loading.isReadingCache else { return (nil, false) }
             // One cancelled while it waited is over; later callers get a new one.
-            if let deferred = state.deferredLoad, !deferred.isCompleted { return (deferred, false) }
-            state.deferredLoad = prepared.request
+            if let deferred = state.loading.deferred, !deferred.isCompleted { return (deferred, false) }
+            state.loading.setDeferred(prepared.request)
             return (prepared.request, true)
         }
         guard let deferred else { return nil }
         guard isNew else { return deferred }
         let decide: @Sendable () -> Void = { [self] in
-            state.withLock { $0.deferredLoad = nil }
+            state.withLock { $0.loading.setDeferred(nil) }
             // Fresh cached data completes it with no request; otherwise it becomes the load (or joins one).
             if startLoad(onlyIfNeeded: true, prepared: prepared) == nil {
                 deferred.complete(with: currentOutcome())
@@ -91,7 +97,7 @@ extension Resource {
         let (requests, released) = state.withLock { state -> ([Request], (Entity?, ResourceError?)) in
             let requests = state.requests.values.map(\.request)
             state.requests.removeAll()
-            state.load = nil
+            state.loading.endLoad()
             let released = (state.latestData.take(), state.latestError.take())
             state.invalidated = false
             state.invalidations &+= 1
@@ -195,30 +201,34 @@ extension Resource {
                 sensitiveHeaders: configuration.sensitiveHeaders)
         }
         var awaitsCache = false
-        let existing = state.withLock { state -> Request?? in
-            if case .reading = state.cacheCheck { awaitsCache = true }
+        let decision = state.withLock { state -> LoadDecision in
+            awaitsCache = state.loading.isReadingCache
             // A prepared request cancelled while it waited is over: it must not become the load.
-            if let prepared, prepared.request.isCompleted { return .some(prepared.request) }
+            if let prepared, prepared.request.isCompleted { return .join(prepared.request) }
             if onlyIfNeeded {
-                if let load = state.load {
+                if let load = state.loading.load {
                     // A prepared request that finds a load in flight follows it.
                     if let prepared, prepared.request !== load.request {
                         load.request.onCompletion { prepared.request.complete(with: $0) }
-                        return .some(prepared.request)
+                        return .join(prepared.request)
                     }
-                    return .some(load.request)
+                    return .join(load.request)
                 }
                 if state.isUpToDate(now: now, elapsed: core.timeSource.elapsed, configuration: configuration) {
-                    return .some(nil)
+                    return .upToDate
                 }
             }
             if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }
-            state.load = ResourceState.Load(request: request, invalidations: state.invalidations)
+            state.loading.begin(LoadState.Load(request: request, invalidations: state.invalidations))
             state.requests[ObjectIdentifier(request)] = (request, true)
             state.events.append(.requested)
-            return nil
+            return .proceed
         }
-        if let existing { return existing }
+        switch decision {
+        case .join(let existing): return existing
+        case .upToDate: return nil
+        case .proceed: break
+        }
         core.logging.staleness.debug(
             onlyIfNeeded ? "not up to date: loading" : "loading", metadata: ["url": "\(urlString)"])
         deliverEvents()
@@ -252,8 +262,7 @@ extension Resource {
         var applied = false
         let resolved = state.withLock { state -> RequestOutcome in
             state.requests[ObjectIdentifier(request)] = nil
-            guard let load = state.load, load.request === request else { return outcome }  // superseded or wiped
-            state.load = nil
+            guard let load = state.loading.resolve(request) else { return outcome }  // superseded or wiped
             applied = true
             let current = load.invalidations == state.invalidations
             switch outcome {

@@ -71,7 +71,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// starts the persistent-cache check, if the resource has a cache.
     public var latestData: Entity? {
         let (data, checked) = state.withLock { state -> (Entity?, Bool) in
-            if case .done = state.cacheCheck { return (state.latestData, true) }
+            if state.loading.isCacheChecked { return (state.latestData, true) }
             return (state.latestData, false)
         }
         if !checked { startCacheCheckIfNeeded() }
@@ -86,7 +86,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// Whether a load is in flight. It is already true when ``ResourceEvent/requested`` arrives, and already false
     /// when the load's outcome event arrives.
     public var isLoading: Bool {
-        state.withLock { $0.load != nil }
+        state.withLock { $0.loading.load != nil }
     }
 
     /// Whether any request is in flight: loads, and those made with ``request(_:body:contentType:headers:)``.

@@ -4,13 +4,6 @@ import TransportKit
 
 /// A resource's mutable state, behind its lock.
 struct ResourceState: Sendable {
-    /// A load in flight: the one whose outcome will update the state.
-    struct Load: Sendable {
-        let request: Request
-        /// ``ResourceState/invalidations`` when the load began: an invalidation since makes its data stale at once.
-        let invalidations: UInt64
-    }
-
     /// A configuration, and the service's configuration generation it was computed for.
     struct Cached: Sendable {
         let generation: UInt64
@@ -27,14 +20,12 @@ struct ResourceState: Sendable {
     var errorReceived: Duration?
     /// Counts every change of ``latestData``: a cache hit applies only if none happened while it was read.
     var dataChanges: UInt64 = 0
-    /// The persistent-cache check: whether it has begun or ended, and who waits for it.
-    var cacheCheck = CacheCheck.notStarted
-    /// The request `loadIfNeeded` hands out while the cache is read.
-    var deferredLoad: Request?
+    /// The persistent-cache read and the load in flight: one state machine (see ``LoadState``).
+    var loading = LoadState()
     var latestError: ResourceError?
     var invalidated = false
+    /// Counts invalidations (and wipes): a load whose count is older brings data that is stale at once.
     var invalidations: UInt64 = 0
-    var load: Load?
     /// Every request in flight (loads, superseded loads, and `request(…)`s), and whether it is a load.
     var requests: [ObjectIdentifier: (request: Request, isLoad: Bool)] = [:]
     /// Events posted and not yet handed to the observer table, in order.
@@ -87,12 +78,4 @@ struct ResourceState: Sendable {
         guard age >= 0 else { return nil }
         return elapsed - .nanoseconds(Int64((age * 1e9).rounded()))
     }
-}
-
-/// The progress of a resource's one persistent-cache read.
-enum CacheCheck: Sendable {
-    case notStarted
-    /// Reading; these run when it ends.
-    case reading(waiters: [@Sendable () -> Void])
-    case done
 }

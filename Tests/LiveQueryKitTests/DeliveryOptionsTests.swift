@@ -1,11 +1,11 @@
 import DeliveryKit
 import Foundation
 import LiveQueryKit
+import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
-import Testing
 
 /// An actor of the tests' own, standing for `@MainActor` (whose queue a Linux test process may not drain).
 @globalActor
@@ -26,7 +26,9 @@ struct DeliveryOptionsTests {
         }
     }
 
-    @Test("A DeliveryKit executor carries every call, in the plain and the next-signal forms", arguments: TestStores.kinds)
+    @Test(
+        "A DeliveryKit executor carries every call, in the plain and the next-signal forms", arguments: TestStores.kinds
+    )
     func executors(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -51,7 +53,9 @@ struct DeliveryOptionsTests {
         await signalled.stop()
     }
 
-    @Test("An async handler runs on its own actor, one call at a time, and gets the latest result after", arguments: TestStores.kinds)
+    @Test(
+        "An async handler runs on its own actor, one call at a time, and gets the latest result after",
+        arguments: TestStores.kinds)
     func isolatedHandler(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
@@ -61,7 +65,12 @@ struct DeliveryOptionsTests {
         let firstCallGate = AsyncGate()
         let liveQuery = try items.findAll().sort("_id").observeLocalAsync { @ScreenActor documents, _ in
             ScreenActor.shared.assertIsolated()
-            if running.withLock({ $0 += 1; return $0 }) > 1 { overlapped.withLock { $0 = true } }
+            if running.withLock({
+                $0 += 1
+                return $0
+            }) > 1 {
+                overlapped.withLock { $0 = true }
+            }
             calls.withLock { $0.append(documents.map(\.id)) }
             if calls.withLock({ $0.count }) == 1 { await firstCallGate.wait() }
             running.withLock { $0 -= 1 }
@@ -72,7 +81,8 @@ struct DeliveryOptionsTests {
         #expect(calls.withLock { $0.count } == 1, "no second call while the first has not returned")
         firstCallGate.open()
         try await eventually { calls.withLock { $0.last?.count } == 50 }
-        #expect(calls.withLock { $0.count } == 2, "one more call, with the latest result: \(calls.withLock { $0.count })")
+        #expect(
+            calls.withLock { $0.count } == 2, "one more call, with the latest result: \(calls.withLock { $0.count })")
         #expect(!overlapped.withLock { $0 })
         await liveQuery.stop()
     }
