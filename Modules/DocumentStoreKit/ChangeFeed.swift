@@ -141,7 +141,8 @@ final class ChangeSubscriber: Sendable {
 
     struct State: Sendable {
         var pending: ChangeSet?
-        var isDraining = false
+        /// Which queue-mode drain hands sets to the handler (see `Drainer`).
+        var drainer = Drainer()
         var waiter: CheckedContinuation<ChangeSet?, Never>?
         var isFinished = false
     }
@@ -167,8 +168,7 @@ final class ChangeSubscriber: Sendable {
             guard !state.isFinished else { return .none }
             if let waiter = state.waiter.take() { return .resume(waiter) }
             if state.pending == nil { state.pending = set } else { state.pending!.merge(set) }
-            guard case .queue(let queue, _) = mode, !state.isDraining else { return .none }
-            state.isDraining = true
+            guard case .queue(let queue, _) = mode, state.drainer.claim() else { return .none }
             return .drain(queue)
         }
         switch action {
@@ -180,16 +180,15 @@ final class ChangeSubscriber: Sendable {
 
     func drain() {
         guard case .queue(_, let handler) = mode else { return }
-        while let set = state.withLock({ state -> ChangeSet? in
-            guard !state.isFinished, let set = state.pending.take(), !set.isEmpty else {
-                state.pending = nil
-                state.isDraining = false
-                return nil
-            }
-            return set
-        }) {
-            handler(set)
-        }
+        state.drain(
+            \.drainer,
+            next: { state in
+                guard !state.isFinished, let set = state.pending.take(), !set.isEmpty else {
+                    state.pending = nil
+                    return nil
+                }
+                return set
+            }, handle: handler)
     }
 
     /// The next set: the pending one at once, or the next published.

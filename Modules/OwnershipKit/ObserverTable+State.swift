@@ -41,7 +41,7 @@ extension ObserverTable {
         @usableFromInline var nextEntryID: UInt64 = 1
         @usableFromInline var jobs = JobQueue<(job: Job, ticket: UInt64)>()
         @usableFromInline var lastTicket: UInt64 = 0
-        @usableFromInline var isDraining = false
+        @usableFromInline var drainer = Drainer()
         @usableFromInline var mutationsSinceSweep = 0
 
         @inlinable
@@ -71,16 +71,14 @@ extension ObserverTable {
         /// Claims the drainer role if nobody holds it.
         @inlinable
         mutating func claimDrain(_ outcome: inout Outcome) {
-            guard outcome.ticket != 0, !isDraining else { return }
-            isDraining = true
-            outcome.mustDrain = true
+            if drainer.claim(hasWork: outcome.ticket != 0) { outcome.mustDrain = true }
         }
 
         /// Takes the next job, or gives up the drainer role when there is none.
         @inlinable
         mutating func nextJob() -> (job: Job, ticket: UInt64)? {
             if let next = jobs.popFirst() { return next }
-            isDraining = false
+            drainer.release()
             return nil
         }
 

@@ -61,12 +61,13 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         /// Set when completion ends (after the resource has resolved it).
         var outcome: RequestOutcome?
         var callbacks: [@Sendable (RequestOutcome) -> Void] = []
-        var waiters: [CheckedContinuation<RequestOutcome, Never>] = []
         var task: Task<Void, Never>?
         var resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
     }
 
     let state = LockedValue(State())
+    /// The outcome, for the tasks awaiting ``outcome``.
+    let completion = OneShot<RequestOutcome>()
     /// The service's clock, for the timestamp of a cancellation.
     let timeSource: any TimeSource
 
@@ -101,16 +102,14 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         }
         guard let resolve else { return }
         let final = resolve.map { $0(self, outcome) } ?? outcome
-        let (callbacks, waiters) = state.withLock { state in
+        let callbacks = state.withLock { state in
             state.outcome = final
             state.task = nil
-            let taken = (state.callbacks, state.waiters)
-            state.callbacks = []
-            state.waiters = []
-            return taken
+            defer { state.callbacks = [] }
+            return state.callbacks
         }
         for callback in callbacks { callback(final) }
-        for waiter in waiters { waiter.resume(returning: final) }
+        completion.fire(final)
     }
 
     /// Cancels the request: it completes at once with a ``ResourceError/Kind-swift.struct/cancelled`` failure, its
@@ -137,14 +136,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     /// request sooner, call ``cancel()`` (which completes it at once).
     public var outcome: RequestOutcome {
         get async {
-            await withCheckedContinuation { continuation in
-                let done = state.withLock { state -> RequestOutcome? in
-                    if let outcome = state.outcome { return outcome }
-                    state.waiters.append(continuation)
-                    return nil
-                }
-                if let done { continuation.resume(returning: done) }
-            }
+            await completion.wait()
         }
     }
 

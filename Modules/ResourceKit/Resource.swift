@@ -138,21 +138,9 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// Hands posted events to the observer table, one at a time and in order; the thread that finds none being
     /// handed over does it, the others leave theirs to it.
     func deliverEvents() {
-        let claimed = state.withLock { state -> Bool in
-            guard !state.isDelivering, !state.events.isEmpty else { return false }
-            state.isDelivering = true
-            return true
-        }
-        guard claimed else { return }
-        while let event = state.withLock({ state -> ResourceEvent? in
-            guard !state.events.isEmpty else {
-                state.isDelivering = false
-                return nil
-            }
-            return state.events.removeFirst()
-        }) {
-            core.logging.stateChanges.trace(
-                "event", metadata: ["url": "\(urlString)", "event": "\(event)"])
+        guard state.withLock({ $0.eventDrainer.claim(hasWork: !$0.events.isEmpty) }) else { return }
+        state.drain(\.eventDrainer, next: { $0.events.isEmpty ? nil : $0.events.removeFirst() }) { event in
+            core.logging.stateChanges.trace("event", metadata: ["url": "\(urlString)", "event": "\(event)"])
             observers.notify(ResourceNotification(resource: self, event: event))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TetherClock
+import TetherConcurrency
 import TransportKit
 
 /// A resource's mutable state, behind its lock.
@@ -30,8 +31,8 @@ struct ResourceState: Sendable {
     var requests: [ObjectIdentifier: (request: Request, isLoad: Bool)] = [:]
     /// Events posted and not yet handed to the observer table, in order.
     var events: [ResourceEvent] = []
-    /// Whether a thread is handing events to the observer table.
-    var isDelivering = false
+    /// Which thread hands events to the observer table (see `Drainer`).
+    var eventDrainer = Drainer()
     /// The configuration for GET (loads), kept apart from other methods' for the `loadIfNeeded` fast path.
     var getConfiguration: Cached?
     var otherConfigurations: [HTTPMethod: Cached] = [:]

@@ -72,7 +72,7 @@ struct DeliveryOptionsTests {
                 overlapped.withLock { $0 = true }
             }
             calls.withLock { $0.append(documents.map(\.id)) }
-            if calls.withLock({ $0.count }) == 1 { await firstCallGate.wait() }
+            if calls.withLock({ $0.count }) == 1 { await firstCallGate.pass() }
             running.withLock { $0 -= 1 }
         }
         try await eventually { calls.withLock { $0.count } == 1 }
@@ -113,29 +113,6 @@ struct DeliveryOptionsTests {
 }
 
 final class Owner: Sendable {}
-
-/// A one-shot gate an async test opens.
-final class AsyncGate: Sendable {
-    private let state = LockedValue<(open: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let resume = state.withLock { state -> Bool in
-                if state.open { return true }
-                state.waiters.append(continuation)
-                return false
-            }
-            if resume { continuation.resume() }
-        }
-    }
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.open = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-}
 
 extension ScreenActor {
     func run(_ body: () -> Void) { body() }

@@ -227,35 +227,3 @@ struct DeliveryMomentTests {
         try await eventually { parcels.survivors.isEmpty }
     }
 }
-
-/// A point an asynchronous handler reaches and waits at until the test opens it.
-final class AsyncGate: Sendable {
-    struct State {
-        var reached = false
-        var isOpen = false
-        var waiter: CheckedContinuation<Void, Never>?
-    }
-    let state = LockedValue(State())
-
-    func pass() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let open = state.withLock { state -> Bool in
-                state.reached = true
-                if state.isOpen { return true }
-                state.waiter = continuation
-                return false
-            }
-            if open { continuation.resume() }
-        }
-    }
-
-    var isReached: Bool { state.withLock { $0.reached } }
-
-    func open() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.isOpen = true
-            return state.waiter.take()
-        }
-        waiter?.resume()
-    }
-}

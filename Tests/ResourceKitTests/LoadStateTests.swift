@@ -1,7 +1,6 @@
+import ResourceKit
 import Testing
 import TransportKit
-
-import ResourceKit
 
 /// Every transition of a resource's load state machine, and the ones it refuses.
 @Suite("Load state")
@@ -29,9 +28,11 @@ struct LoadStateTests {
     @Test("With a cache: waiters and the deferred request live during the read; a forced load survives its end")
     func withCache() {
         var state = LoadState()
-        #expect(state.startCacheCheck(hasCache: true))
+        let mustRead = state.startCacheCheck(hasCache: true)
+        #expect(mustRead)
         #expect(state.isReadingCache && !state.isCacheChecked)
-        #expect(state.addCacheWaiter {})
+        let added = state.addCacheWaiter {}
+        #expect(added)
         state.setDeferred(requests[0])
         #expect(state.deferred === requests[0])
         state.begin(.init(request: requests[1], invalidations: 3))
@@ -40,8 +41,10 @@ struct LoadStateTests {
         #expect(waiters.count == 1)
         #expect(state.isCacheChecked && state.deferred == nil)
         #expect(state.load?.request === requests[1], "the forced load is now the load in flight")
-        #expect(!state.addCacheWaiter {}, "no waiting once the read is over")
-        #expect(state.finishCacheCheck().isEmpty)
+        let addedAfter = state.addCacheWaiter {}
+        #expect(!addedAfter, "no waiting once the read is over")
+        let none = state.finishCacheCheck()
+        #expect(none.isEmpty)
     }
 
     @Test("A newer load supersedes; a wipe forgets the load but not the read")

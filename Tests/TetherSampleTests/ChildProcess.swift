@@ -7,7 +7,7 @@ struct ChildProcess {
     let process = Process()
     let outputPath: URL
     let errorPath: URL
-    private let exited = ExitSignal()
+    private let exited = OneShot<Void>()
 
     /// Starts `executable` with `arguments` in `directory`.
     init(_ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String]? = nil) throws {
@@ -49,30 +49,5 @@ struct ChildProcess {
         }
         await exited.wait()
         return process.terminationStatus
-    }
-}
-
-/// Fires once; waiters before or after the firing all resume.
-final class ExitSignal: Sendable {
-    private let state = LockedValue<(fired: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func fire() {
-        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.fired = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                if state.fired { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
     }
 }
