@@ -104,9 +104,7 @@ let package = Package(
             name: "ResourceKit",
             dependencies: [
                 "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit",
-                "TransportKit",
-                "TetherJSON",
-                "PersistenceKit", "EntityCacheKit",
+                "TransportKit", "TetherJSON", "PersistenceKit", "EntityCacheKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -158,9 +156,8 @@ let package = Package(
             name: "PipelineKit",
             dependencies: [
                 "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit",
-                "TetherJSON",
-                "TetherClock", "TetherConcurrency",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherClock",
+                "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -172,9 +169,7 @@ let package = Package(
             name: "PipelinePlugins",
             dependencies: [
                 "PipelineKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
-                "URLSessionAdapter",
-                "AsyncHTTPClientAdapter",
-                "SQLiteAdapter",
+                "URLSessionAdapter", "AsyncHTTPClientAdapter", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -189,8 +184,7 @@ let package = Package(
                 "TetherClock",
             ],
             path: "Modules/TetherTesting"),
-        // Swift Testing traits (the leak check) apart from TetherTesting, which PipelineKit links: no test library
-        // in applications.
+        // Swift Testing traits (the leak check), apart from TetherTesting, whose doubles need no test library.
         .target(
             name: "TetherTestingTraits", dependencies: ["TetherTesting", "TetherConcurrency"],
             path: "Modules/TetherTestingTraits"),
@@ -221,9 +215,7 @@ let package = Package(
             name: "Tether",
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
-                "TetherJSON",
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit",
-                "LiveQueryKit", "TetherClock",
+                "TetherJSON", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherClock",
             ],
             path: "Modules/Tether"),
 
@@ -290,9 +282,8 @@ let package = Package(
         .testTarget(
             name: "ResourceKitTests",
             dependencies: [
-                "EntityCacheKit", "TetherClock",
-                "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherTestingTraits",
-                "TetherConcurrency",
+                "EntityCacheKit", "TetherClock", "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit",
+                "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
             ],
             path: "Tests/ResourceKitTests"
         ),
@@ -329,8 +320,7 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "DeliveryKit", "TetherTesting",
-                "TetherTestingTraits", "TetherConcurrency",
+                "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
@@ -365,8 +355,8 @@ let package = Package(
             name: "SQLiteAdapterTests",
             dependencies: [
                 "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
-                "TetherConcurrency", "ResourceKit",
-                "TetherTestingTraits", "TransportKit", "TransportConformance", "tether-persistence-probe",
+                "TetherConcurrency", "ResourceKit", "TetherTestingTraits", "TransportKit", "TransportConformance",
+                "tether-persistence-probe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -376,11 +366,8 @@ let package = Package(
             name: "PipelineKitTests",
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
-                "DeliveryKit",
-                "LiveQueryKit",
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
-                "TetherTestingTraits", "TransportConformance",
-                "TetherConcurrency", "SQLiteAdapter",
+                "DeliveryKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
+                "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -397,9 +384,8 @@ let package = Package(
             name: "DocSnippets",
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
-                "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
-                "Tether", "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
-                "URLSessionAdapter",
+                "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "Tether",
+                "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter", "URLSessionAdapter",
                 "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance",
                 "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -437,7 +423,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     let suites: [(String, [Target.Dependency])] = [
         ("OwnershipBenchmarks", ["OwnershipKit"]),
         ("DeliveryBenchmarks", ["DeliveryKit"]),
-        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherTesting"]),
+        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock"]),
         (
             "LiveQueryBenchmarks",
             [

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--check" ]; then
-    git ls-files -z '*.swift' | xargs -0 swift format lint --strict --parallel
+    git ls-files -z --cached --others --exclude-standard '*.swift' | xargs -0 swift format lint --strict --parallel
 else
-    git ls-files -z '*.swift' | xargs -0 swift format format --in-place --parallel
+    git ls-files -z --cached --others --exclude-standard '*.swift' | xargs -0 swift format format --in-place --parallel
 fi

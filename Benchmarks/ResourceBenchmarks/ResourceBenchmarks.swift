@@ -5,7 +5,6 @@ import Benchmark
 import ResourceKit
 import Synchronization
 import TetherClock
-import TetherTesting
 import TransportKit
 
 let base = "https://api.example.com/v1"

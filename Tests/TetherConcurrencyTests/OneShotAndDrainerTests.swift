@@ -1,7 +1,7 @@
 import Foundation
+import Testing
 import TetherConcurrency
 import TetherTestingTraits
-import Testing
 
 @Suite("OneShot")
 struct OneShotTests {
@@ -48,9 +48,19 @@ struct DrainerTests {
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for index in 0..<perThread {
                 let item = thread * perThread + index
-                guard state.withLock({ $0.items.append(item); return $0.drainer.claim() }) else { continue }
+                guard
+                    state.withLock({
+                        $0.items.append(item)
+                        return $0.drainer.claim()
+                    })
+                else { continue }
                 state.drain(\.drainer, next: { $0.items.isEmpty ? nil : $0.items.removeFirst() }) { item in
-                    if inside.withLock({ $0 += 1; return $0 }) > 1 { overlapped.withLock { $0 = true } }
+                    if inside.withLock({
+                        $0 += 1
+                        return $0
+                    }) > 1 {
+                        overlapped.withLock { $0 = true }
+                    }
                     handled.withLock { $0.append(item) }
                     inside.withLock { $0 -= 1 }
                 }
