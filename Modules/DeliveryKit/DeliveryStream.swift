@@ -35,9 +35,7 @@ public struct DeliveryStream<Payload: Sendable>: AsyncSequence, Sendable {
             let buffer = self.buffer
             let lane = self.lane
             return await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in
-                    buffer.wait(continuation)
-                }
+                await buffer.next()
             } onCancel: {
                 lane.cancel()  // which finishes the buffer
             }
@@ -90,25 +88,14 @@ final class StreamBuffer<Payload: Sendable>: Sendable {
         signal?()
     }
 
-    enum WaitOutcome {
-        case deliver(Delivery<Payload>)
-        case end, suspended
-    }
-
-    func wait(_ continuation: CheckedContinuation<Delivery<Payload>?, Never>) {
-        let outcome = state.withLock { state -> WaitOutcome in
+    /// The delivery waiting, or the next one offered; nil once finished.
+    func next() async -> Delivery<Payload>? {
+        await state.takeOrPark(\.waiter) { state -> Delivery<Payload>?? in
             if let (delivery, signal) = state.ready.take() {
                 state.signalForPrevious = signal
-                return .deliver(delivery)
+                return .some(delivery)
             }
-            if state.isFinished { return .end }
-            state.waiter = continuation
-            return .suspended
-        }
-        switch outcome {
-        case .deliver(let delivery): continuation.resume(returning: delivery)
-        case .end: continuation.resume(returning: nil)
-        case .suspended: break
+            return state.isFinished ? .some(nil) : nil
         }
     }
 

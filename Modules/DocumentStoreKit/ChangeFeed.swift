@@ -194,17 +194,13 @@ final class ChangeSubscriber: Sendable {
     /// The next set: the pending one at once, or the next published.
     func next() async -> ChangeSet? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> ChangeSet?? in
-                    if let pending = state.pending.take(), !pending.isEmpty { return .some(pending) }
-                    if state.isFinished || Task.isCancelled { return .some(nil) }
-                    state.waiter = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
+            await state.takeOrPark(\.waiter) { state -> ChangeSet?? in
+                if let pending = state.pending.take(), !pending.isEmpty { return .some(pending) }
+                if state.isFinished || Task.isCancelled { return .some(nil) }
+                return nil
             }
         } onCancel: {
-            state.withLock { $0.waiter.take() }?.resume(returning: nil)
+            state.resumeParked(\.waiter, returning: nil)
         }
     }
 

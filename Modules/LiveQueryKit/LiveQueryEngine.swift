@@ -223,29 +223,17 @@ final class LiveQueryEngine: Sendable {
 
     /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
-        await withCheckedContinuation { (continuation: EngineInbox.Consumer) in
-            enum Next {
-                case work(EngineInbox.Work)
-                case end, wait
+        await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
+            if let work = state.inbox.take() {
+                state.isStartingObservers = !work.registrations.isEmpty
+                return .some(work)
             }
-            let next = state.withLock { state -> Next in
-                if let work = state.inbox.take() {
-                    state.isStartingObservers = !work.registrations.isEmpty
-                    return .work(work)
-                }
-                state.isStartingObservers = false
-                guard state.isObserving, !state.isEngineGone else {
-                    state.consumer = nil
-                    return .end
-                }
-                state.inbox.waiting = continuation
-                return .wait
+            state.isStartingObservers = false
+            guard state.isObserving, !state.isEngineGone else {
+                state.consumer = nil
+                return .some(nil)  // the end: nothing is observed
             }
-            switch next {
-            case .work(let work): continuation.resume(returning: work)
-            case .end: continuation.resume(returning: nil)
-            case .wait: break
-            }
+            return nil  // park until there is work
         }
     }
 

@@ -2,7 +2,7 @@ import TetherConcurrency
 
 /// A counting semaphore whose waiters are suspended, never blocking a thread; served in order.
 final class AsyncSlots: Sendable {
-    private struct State {
+    private struct State: Sendable {
         var free: Int
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
@@ -15,16 +15,12 @@ final class AsyncSlots: Sendable {
 
     /// Takes a slot, waiting for one if none is free.
     func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state -> Bool in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
-                }
-                state.free -= 1
-                return true
-            }
-            if now { continuation.resume() }
+        await state.admitOrQueue(\.waiting) { state in
+            guard state.free > 0 else { return false }
+            state.free -= 1
+            return true
+        } entry: {
+            $0
         }
     }
 

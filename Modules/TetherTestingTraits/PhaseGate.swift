@@ -4,14 +4,14 @@ import TetherConcurrency
 /// Waiters are suspended, never blocking a thread. Turns alternate in arrival order, so neither kind starves: once a
 /// waiter of the other kind is queued, no more of the running kind are admitted ahead of it.
 final class PhaseGate<Kind: Hashable & Sendable>: Sendable {
-    private enum Phase {
+    private enum Phase: Sendable {
         /// Nothing is admitted.
         case idle
         /// `count` of `kind` are admitted and not yet released.
         case running(kind: Kind, count: Int)
     }
 
-    private struct State {
+    private struct State: Sendable {
         var phase = Phase.idle
         var waiting: [(kind: Kind, continuation: CheckedContinuation<Void, Never>)] = []
     }
@@ -23,21 +23,19 @@ final class PhaseGate<Kind: Hashable & Sendable>: Sendable {
 
     /// Suspends until work of `kind` may run; pair with ``leave(_:)``.
     func enter(_ kind: Kind) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state -> Bool in
-                switch state.phase {
-                case .idle:
-                    state.phase = .running(kind: kind, count: 1)
-                    return true
-                case .running(kind, let count) where state.waiting.isEmpty:
-                    state.phase = .running(kind: kind, count: count + 1)
-                    return true
-                case .running:
-                    state.waiting.append((kind, continuation))
-                    return false
-                }
+        await state.admitOrQueue(\.waiting) { state in
+            switch state.phase {
+            case .idle:
+                state.phase = .running(kind: kind, count: 1)
+                return true
+            case .running(kind, let count) where state.waiting.isEmpty:
+                state.phase = .running(kind: kind, count: count + 1)
+                return true
+            case .running:
+                return false
             }
-            if admitted { continuation.resume() }
+        } entry: {
+            (kind, $0)
         }
     }
 
