@@ -2,6 +2,7 @@ import DocumentStoreKit
 import Foundation
 import SQLiteAdapter
 import Testing
+import TetherTesting
 import TetherTestingTraits
 import TransportConformance
 
@@ -14,7 +15,7 @@ struct CrashAndRestartTests {
         try await TemporaryDirectory.with { directory in
             let path = directory.file("store.sqlite")
             let child = try ProbeProcess(["write-loop", path], in: directory)
-            while child.lines.count < 300 { try await Task.sleep(for: .milliseconds(5)) }
+            try await eventually { child.lines.count >= 300 }
             kill(child.process.processIdentifier, SIGKILL)
             let (status, lines) = await child.finish()
             #expect(status == SIGKILL)

@@ -1,9 +1,12 @@
 import Foundation
+import TetherConcurrency
 
 /// Runs `tether-persistence-probe`, built beside this test bundle.
 struct ProbeProcess {
     let process = Process()
     let outputPath: String
+    /// Fired by the process's termination handler.
+    private let exited = OneShot<Void>()
 
     static var executable: URL {
         let me = URL(
@@ -20,6 +23,8 @@ struct ProbeProcess {
         process.arguments = arguments
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardError = process.standardOutput
+        let exited = exited
+        process.terminationHandler = { _ in exited.fire() }
         try process.run()
     }
 
@@ -31,7 +36,7 @@ struct ProbeProcess {
 
     /// Waits for the process to exit; returns its status and output.
     func finish() async -> (status: Int32, lines: [String]) {
-        while process.isRunning { try? await Task.sleep(for: .milliseconds(10)) }
+        await exited.wait()
         return (process.terminationStatus, lines)
     }
 
