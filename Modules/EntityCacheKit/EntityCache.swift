@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// A resource's data as a persistent cache keeps it: the response body as received, its header fields, and when
 /// it was received (or last confirmed by a 304). ResourceKit runs the body through the resource's pipeline again on

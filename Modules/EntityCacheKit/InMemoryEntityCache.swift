@@ -1,5 +1,10 @@
-public import Foundation
 import TetherConcurrency
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// An ``EntityCache`` in a dictionary: for tests, and to share data between services in one process. Entries last
 /// as long as the cache object.

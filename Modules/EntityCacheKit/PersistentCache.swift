@@ -1,8 +1,13 @@
 import Dispatch
-public import Foundation
 public import Logging
 import PersistenceKit
 import TetherConcurrency
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// An ``EntityCache`` with a key function and a work queue of its own: what a resource configuration points at.
 ///

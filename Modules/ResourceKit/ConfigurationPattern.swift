@@ -1,5 +1,10 @@
-public import Foundation
 import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// Which resources a configuration rule applies to: a glob, a predicate, or all.
 ///

@@ -1,5 +1,10 @@
-public import Foundation
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A resource's data: content, the headers it came with, and when it was received.
 ///

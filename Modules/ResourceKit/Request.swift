@@ -1,7 +1,12 @@
-import Foundation
 import TetherClock
 import TetherConcurrency
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How a request ended.
 public enum RequestOutcome: Sendable {

@@ -1,8 +1,13 @@
 import EntityCacheKit
-import Foundation
 import Logging
 import TetherConcurrency
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// Siesta's persistent-cache behaviour. A resource reads its cache entry once, lazily (its first observer or the
 /// first read of ``Resource/latestData``); a hit becomes ``NewDataSource/cache`` data unless data arrived meanwhile.

@@ -1,5 +1,10 @@
-import Foundation
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension Resource {
     /// The resource at `subpath` below this one: appended to this resource's path (without its query) with a

@@ -1,9 +1,14 @@
 import EntityCacheKit
-public import Foundation
 import Logging
 import TetherClock
 import TetherConcurrency
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 extension Resource {
     /// Sends a request with `method` and `body` to this resource's URL, configured for `method` (headers, request

@@ -1,10 +1,15 @@
-public import Foundation
 import Logging
 import OwnershipKit
 import Synchronization
 import TetherClock
 import TetherConcurrency
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// The state of one remote resource — its latest data, its latest error, whether it is loading — and the observers
 /// that follow it. Get one from ``Service/resource(_:)``: a service hands out at most one per URL.

@@ -1,5 +1,10 @@
-import Foundation
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How URLs become resources' keys: one key per URL, so that one URL is one resource.
 ///

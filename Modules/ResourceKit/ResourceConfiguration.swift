@@ -1,6 +1,11 @@
 public import EntityCacheKit
-import Foundation
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// How a resource loads and keeps its data. A ``Service`` makes one per resource and method by applying its
 /// matching ``Service/configure(_:requestMethods:description:_:)`` rules, in order, to the defaults.

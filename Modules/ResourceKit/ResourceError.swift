@@ -1,5 +1,10 @@
-public import Foundation
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// Why a request failed, with what it was and where: the method, the URL (or the text that was not one), the
 /// status, the server's error body, and the cause.

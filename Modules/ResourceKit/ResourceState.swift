@@ -1,7 +1,12 @@
-import Foundation
 import TetherClock
 import TetherConcurrency
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A resource's mutable state, behind its lock.
 struct ResourceState: Sendable {

@@ -1,8 +1,13 @@
-public import Foundation
 public import MemoryPressureKit
 public import TetherClock
 import TetherConcurrency
 public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A remote API: the one place that hands out its resources, at most one ``Resource`` per URL, and configures them.
 ///

@@ -1,8 +1,13 @@
-import Foundation
 import Logging
 import Synchronization
 import TetherConcurrency
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension ServiceCore {
     /// Adds a configuration rule: `configurer` changes the configuration of every resource matching `pattern`, for

@@ -1,8 +1,13 @@
-import Foundation
 import Logging
 import RegistryKit
 import TetherConcurrency
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 extension ServiceCore {
     /// The resource at `path` below the base URL: one instance per URL, from any thread.

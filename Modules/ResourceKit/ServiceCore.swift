@@ -1,4 +1,3 @@
-import Foundation
 import Logging
 import MemoryPressureKit
 import OwnershipKit
@@ -7,6 +6,12 @@ import Synchronization
 import TetherClock
 import TetherConcurrency
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// What a ``Service`` is made of: the transport, the clock, the configuration rules and the cache of resources.
 ///

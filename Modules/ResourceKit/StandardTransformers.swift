@@ -1,6 +1,11 @@
-public import Foundation
 import TetherJSON
 import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// Which standard transformers a ``Service`` installs on every resource, at the ``PipelineStageKey/parsing`` stage.
 public struct StandardTransformers: OptionSet, Sendable {

@@ -1,6 +1,11 @@
-public import Foundation
 public import TetherClock
 import TetherConcurrency
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// A transport that answers from a script instead of a network: routes, scripted replies (status, headers, body,
 /// delay, failure), a log of every request, and delays on an injected clock, so that what depends on a transport

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 extension HTTPHeaders {
     /// The fields whose values are credentials unless a request says otherwise, lower-cased: `Authorization`,

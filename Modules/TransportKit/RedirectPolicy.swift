@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whether a transport follows HTTP redirects (301, 302, 303, 307, 308 with a `Location`), and how many.
 ///

@@ -1,5 +1,10 @@
-public import Foundation
 import TetherClock
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
 
 /// When and how often a ``RetryingTransport`` tries a request again: exponential backoff with jitter, for idempotent
 /// methods only unless told otherwise, on transient connection failures and on 429, 502, 503 and 504 — honouring

@@ -1,6 +1,11 @@
-import Foundation
 public import Logging
 public import TetherClock
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A transport that sends through `base` and tries again as its ``RetryPolicy`` says — so every transport, ours
 /// or a user's, gets the same retries.

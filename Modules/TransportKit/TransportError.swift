@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// Why a request could not be exchanged: which request it was, how many attempts were made, and what the transport
 /// underneath reported.

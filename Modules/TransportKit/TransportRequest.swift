@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// What a ``Transport`` sends: method, URL, headers, body and a timeout.
 public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
 public import Foundation
+#endif
 
 /// What a ``Transport`` returns: the status, the header fields and the body of the response.
 public struct TransportResponse: Sendable, Hashable {
