@@ -100,7 +100,12 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
                 break
             }
             if state.slots.count >= configuration.countLimit {
-                flush(&state.slots, into: &released)
+                // Entries whose instance is gone — those the last flush let go of, once their last reference went —
+                // count for nothing: forget them first, and flush only if the live ones still reach the limit.
+                forgetGone(&state.slots, into: &released)
+                if state.slots.count >= configuration.countLimit {
+                    flush(&state.slots, into: &released)
+                }
             }
             let value = create()
             state.slots[key] = state.isRetaining ? .strong(value) : .weak(WeakValue(value))
@@ -187,6 +192,16 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
     /// How many instances the registry holds strongly.
     public var strongCount: Int {
         state.withLock { $0.slots.values.count { if case .strong = $0 { true } else { false } } }
+    }
+
+    /// Under the lock: removes the weakly held entries whose instance is gone. The instances it loads to look go into
+    /// `released`, dropped by the caller outside the lock.
+    @usableFromInline
+    func forgetGone(_ slots: inout [Key: Slot], into released: inout [Value]) {
+        for (key, slot) in slots {
+            guard case .weak(let reference) = slot else { continue }
+            if let value = reference.value { released.append(value) } else { slots[key] = nil }
+        }
     }
 
     /// Under the lock: demotes unused instances and removes entries whose instance is gone; returns how many were

@@ -136,6 +136,21 @@ struct RegistryTests {
         #expect(registry.existingInstance(for: "/kept") === kept)
     }
 
+    @Test("A flush forgets what it let go of: the next new instance does not flush the one made just before it")
+    func flushForgetsReleased() {
+        let registry = Registry<String, Item>(configuration: .init(countLimit: 3))
+        let kept = registry.instance(for: "/kept") { Item("/kept") }
+        for index in 0..<2 { _ = registry.instance(for: "/\(index)") { Item("/\(index)") } }
+        // At the limit: this insert flushes /0 and /1 (unused, gone) and demotes /kept (referenced, survives).
+        let afterFlush = registry.instance(for: "/a") { Item("/a") }.serial
+        #expect(registry.count == 2, "the flush left exactly what is referenced, and the new instance")
+        // Nobody references /a; the next insert must not flush it: the dead entries count for nothing.
+        _ = registry.instance(for: "/b") { Item("/b") }
+        #expect(registry.existingInstance(for: "/a")?.serial == afterFlush, "/a is still held, the same instance")
+        #expect(registry.strongCount == 2, "/a and /b held strongly; /kept weakly, referenced from outside")
+        #expect(registry.existingInstance(for: "/kept") === kept)
+    }
+
     @Test("A count limit of zero or less is taken as 1, never as 'flush on every insert of nothing'")
     func nonPositiveCountLimit() {
         #expect(Registry<String, Item>.Configuration(countLimit: 0).countLimit == 1)
