@@ -26,7 +26,9 @@ extension ServiceCore {
             return invalidResource(text: path, problem: baseProblem ?? "the service has no base URL")
         }
         switch ResourceAddress.normalizedPath(path) {
-        case .success(let key):
+        case .success(let path):
+            // With a query on the base, it ends every key (and URL) below it: an absolute URL finds the same resource.
+            let key = baseQuery.isEmpty ? path : path + baseQuery
             return resources.instance(for: key) { makeResource(key: key, absolute: base + key) }
         case .failure(let problem):
             return invalidResource(text: path, problem: problem.message)
@@ -53,8 +55,8 @@ extension ServiceCore {
         return resource(absoluteURL: url)
     }
 
-    /// A URL under the base (`base/…`) is keyed by the rest of it, as ``resource(_:)`` keys paths; any other,
-    /// the base itself included, by its whole absolute string.
+    /// A URL under the base (`base/…`) is keyed by the rest of it, as ``resource(_:)`` keys paths (the base's
+    /// query included); any other, the base itself included, by its whole absolute string.
     func key(forAbsolute absolute: String) -> String {
         guard let base, absolute.hasPrefix(base) else { return absolute }
         let rest = absolute.dropFirst(base.count)

@@ -27,8 +27,11 @@ final class ServiceCore: Sendable {
     /// The loggers.
     let logging: ResourceLogging
 
-    /// The base URL's absolute string without a trailing slash, when the base URL is valid.
+    /// The base URL's absolute string without its query, fragment or trailing slash, when the base URL is valid.
     let base: String?
+    /// The base URL's query, with its `?` (empty when it has none): Siesta keeps it on every resource below the base,
+    /// after the path (`https://api.example.com/v1?key=abc` + `/foo` is `https://api.example.com/v1/foo?key=abc`).
+    let baseQuery: String
     /// Why the base URL given is unusable, if it is.
     let baseProblem: String?
     let resources: Registry<String, Resource>
@@ -61,13 +64,20 @@ final class ServiceCore: Sendable {
             let problem = url.map(ResourceAddress.problem(with:)) ?? "\"\(baseURL)\" is not a valid URL"
             if let url, problem == nil {
                 self.baseURL = url
-                var base = url.absoluteString
+                // The path goes between the base's path and its query; a fragment is never sent, and is dropped.
+                let absolute = url.absoluteString
+                let query = absolute.firstIndex(of: "?").map { start in
+                    String(absolute[start..<(absolute[start...].firstIndex(of: "#") ?? absolute.endIndex)])
+                }
+                var base = ResourceAddress.withoutQuery(url)
                 while base.hasSuffix("/") { base.removeLast() }
                 self.base = base
+                baseQuery = query == "?" ? "" : query ?? ""
                 baseProblem = nil
             } else {
                 self.baseURL = nil
                 base = nil
+                baseQuery = ""
                 baseProblem = "the service's base URL is unusable: " + (problem ?? "")
                 // Each resource's loads fail saying so; the log only traces it.
                 logging.configuration.debug("\(baseProblem ?? "")")
@@ -75,6 +85,7 @@ final class ServiceCore: Sendable {
         } else {
             self.baseURL = nil
             base = nil
+            baseQuery = ""
             baseProblem = "the service has no base URL: use resource(absoluteURL:) for this resource"
         }
         var standard = Pipeline()

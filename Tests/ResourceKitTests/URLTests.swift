@@ -23,6 +23,24 @@ struct URLTests {
         }
     }
 
+    @Test("A base URL's query is kept on every resource below it, after the path; its fragment is dropped")
+    func baseWithQuery() {
+        let service = Service(baseURL: "https://api.example.com/v1?key=abc#top", transport: InMemoryTransport())
+        let foo = service.resource("/foo")
+        #expect(foo.urlString == "https://api.example.com/v1/foo?key=abc")
+        #expect(service.resource("foo") === foo)
+        #expect(
+            service.resource(absoluteURL: "https://api.example.com/v1/foo?key=abc") === foo, "one URL, one resource")
+        #expect(service.resource("/bar").urlString == "https://api.example.com/v1/bar?key=abc")
+        #expect(foo.withParam("page", "2").urlString == "https://api.example.com/v1/foo?key=abc&page=2")
+        let slashed = Service(baseURL: "https://api.example.com/v1/?key=a%20b", transport: InMemoryTransport())
+        #expect(slashed.resource("/x").urlString == "https://api.example.com/v1/x?key=a%20b", "encoding kept")
+        let encoded = Service(baseURL: "https://api.example.com/v%201", transport: InMemoryTransport())
+        #expect(encoded.resource("/x").urlString == "https://api.example.com/v%201/x")
+        let emptyQuery = Service(baseURL: "https://api.example.com/v1?", transport: InMemoryTransport())
+        #expect(emptyQuery.resource("/x").urlString == "https://api.example.com/v1/x")
+    }
+
     @Test("A path is always appended: it never changes the host and never leaves the base path")
     func pathsStayBelowTheBase() async throws {
         await withFixture { fixture in
