@@ -114,13 +114,15 @@ extension Resource {
 
     /// Replaces the data without touching the network: clears the error and sends ``ResourceEvent/newData(_:)``
     /// with ``NewDataSource/localOverride``. Loads in flight carry on (and replace it when they succeed); the data
-    /// counts as up to date from its timestamp, so call ``invalidate()`` too if the server should be asked again.
+    /// counts as up to date from its timestamp — an earlier ``invalidate()`` included — so call ``invalidate()``
+    /// after it if the server should be asked again.
     public func overrideLocalData(with entity: Entity) {
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let released = state.withLock { state -> (Entity?, ResourceError?) in
             let released = (state.latestData, state.latestError.take())
             state.latestData = entity
             state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
+            state.invalidated = false  // fresh data, from its timestamp, as a load's would be
             state.events.append(.newData(.localOverride))
             return released
         }

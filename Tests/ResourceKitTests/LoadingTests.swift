@@ -267,6 +267,23 @@ struct LoadingTests {
         }
     }
 
+    @Test("A local override after invalidate counts as fresh data from its timestamp: loadIfNeeded does not load")
+    func overrideClearsInvalidation() async {
+        await withFixture { fixture in
+            fixture.route("/items", .json("[1]"))
+            let items = fixture.service.resource("/items")
+            _ = await items.load().outcome
+            items.invalidate()
+            #expect(!items.isUpToDate)
+            items.overrideLocalContent(with: [2])
+            #expect(items.isUpToDate, "fresh from its timestamp")
+            #expect(items.loadIfNeeded() == nil)
+            #expect(fixture.requestCount("/items") == 1)
+            fixture.clock.advance(by: .seconds(31))
+            #expect(items.loadIfNeeded() != nil, "and it expires like any data")
+        }
+    }
+
     @Test("invalidate makes loadIfNeeded load; a load in flight at the invalidation brings stale data")
     func invalidation() async {
         await withFixture { fixture in
