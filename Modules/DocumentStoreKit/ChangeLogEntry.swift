@@ -28,7 +28,7 @@ public struct ChangeLogEntry: Sendable, Hashable {
 
     /// Reads an entry from the log's text form.
     ///
-    /// - Throws: ``PersistenceError/Kind/corrupt`` naming the commit when the text is not an entry.
+    /// - Throws: `PersistenceError.Kind.corrupt` naming the commit when the text is not an entry.
     public init(commit: UInt64, encodedChanges text: String) throws(PersistenceError) {
         let corrupt = { (why: String) in
             PersistenceError(.corrupt, "change log entry \(commit) cannot be read: \(why)")

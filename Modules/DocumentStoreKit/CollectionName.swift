@@ -7,7 +7,7 @@ public enum CollectionName {
 
     /// Checks `name`: 1 to 100 ASCII letters, digits, `_`, `-` and `.`, starting with a letter or `_`.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidCollectionName`` saying which character or rule is at fault.
+    /// - Throws: `PersistenceError.Kind.invalidCollectionName` saying which character or rule is at fault.
     public static func validate(_ name: String) throws(PersistenceError) {
         func fail(_ message: String) -> PersistenceError {
             PersistenceError(.invalidCollectionName, message, collection: name)

@@ -4,7 +4,7 @@ extension DocumentPredicate {
     /// The deepest a predicate may nest `not`, `and` and `or`: 16. Stores evaluate and compile predicates
     /// recursively, and SQLite's parser refuses SQL nested much deeper (its stack holds about 100 entries; 18 levels
     /// of the heaviest conditions fill it). Every store refuses a deeper predicate alike, with
-    /// ``PersistenceError/Kind/invalidQuery``, before running anything.
+    /// `PersistenceError.Kind.invalidQuery`, before running anything.
     ///
     /// How many terms an `and` or `or` holds, and how many values an `isIn` lists, is not limited — but an `and` or
     /// `or` of more than ``groupSize`` terms is evaluated in groups of groups, and counts as one more level for each
@@ -50,7 +50,7 @@ extension DocumentPredicate {
 extension DocumentQuery {
     /// Checks what a store checks before running the query: its predicate's depth.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidQuery`` when the predicate nests deeper than
+    /// - Throws: `PersistenceError.Kind.invalidQuery` when the predicate nests deeper than
     ///   ``DocumentPredicate/maximumDepth``.
     public func checkRunnable() throws(PersistenceError) {
         let depth = predicate.depth

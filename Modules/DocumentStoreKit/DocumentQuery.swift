@@ -26,7 +26,7 @@ public struct DocumentQuery: Sendable, Hashable {
 
     /// Makes a query, checking the collection name and the slice.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidCollectionName``, or ``PersistenceError/Kind/invalidQuery`` for a
+    /// - Throws: `PersistenceError.Kind.invalidCollectionName`, or `PersistenceError.Kind.invalidQuery` for a
     ///   negative limit or offset, or a predicate deeper than ``DocumentPredicate/maximumDepth``.
     public init(
         collection: String, predicate: DocumentPredicate = .all, sort: [DocumentSort] = [], limit: Int? = nil,
@@ -82,7 +82,7 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses a dotted path (`"address.city"`).
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidQuery`` when a component is empty or has characters other than
+    /// - Throws: `PersistenceError.Kind.invalidQuery` when a component is empty or has characters other than
     ///   letters, digits, `_` and `-`.
     public init(_ dotted: String) throws(PersistenceError) {
         try self.init(components: dotted.split(separator: ".", omittingEmptySubsequences: false).map(String.init))
@@ -90,7 +90,7 @@ public struct DocumentPath: Sendable, Hashable, CustomStringConvertible {
 
     /// Makes a path from its components.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidQuery`` when there are none, or one is empty or has characters
+    /// - Throws: `PersistenceError.Kind.invalidQuery` when there are none, or one is empty or has characters
     ///   other than ASCII letters, digits, `_` and `-`.
     public init(components: [String]) throws(PersistenceError) {
         guard !components.isEmpty else { throw PersistenceError(.invalidQuery, "a field path cannot be empty") }

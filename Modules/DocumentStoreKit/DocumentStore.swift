@@ -20,7 +20,7 @@ public protocol DocumentStore: Sendable {
     /// Runs `body` in a write transaction: it commits when `body` returns, and rolls back — changing nothing and
     /// publishing nothing — when `body` throws. Writes are serialized; readers are never blocked by them.
     ///
-    /// - Throws: What `body` threw, or a ``PersistenceError`` when the commit fails.
+    /// - Throws: What `body` threw, or a `PersistenceError` when the commit fails.
     func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
 
     /// Runs `body` with a consistent view of the store (no commit is seen half-applied).
@@ -34,12 +34,12 @@ public protocol DocumentStore: Sendable {
 public protocol DocumentReader {
     /// The document with `_id` `id` in `collection`, or nil.
     ///
-    /// - Throws: ``PersistenceError`` (an invalid collection name, a storage failure).
+    /// - Throws: `PersistenceError` (an invalid collection name, a storage failure).
     func document(id: String, in collection: String) throws -> StoredDocument?
 
     /// The documents matching `query`, in its order.
     ///
-    /// - Throws: ``PersistenceError`` (an invalid collection name, a storage failure).
+    /// - Throws: `PersistenceError` (an invalid collection name, a storage failure).
     func documents(matching query: DocumentQuery) throws -> [StoredDocument]
 
     /// The number of documents matching `query`'s predicate (ignoring its order and slice).
@@ -60,14 +60,14 @@ public protocol DocumentTransaction: DocumentReader {
     ///
     /// - Returns: `.inserted`, `.updated`, or nil when an identical document was already there (nothing changes,
     ///   nothing is published).
-    /// - Throws: ``PersistenceError`` (``PersistenceError/Kind/invalidDocument``, an invalid collection name, a
+    /// - Throws: `PersistenceError` (`PersistenceError.Kind.invalidDocument`, an invalid collection name, a
     ///   storage failure).
     @discardableResult
     func upsert(_ document: JSONValue, into collection: String) throws -> ChangeSet.Kind?
 
     /// Inserts the document.
     ///
-    /// - Throws: ``PersistenceError/Kind/duplicateID`` when the collection already has one with its `_id`, and
+    /// - Throws: `PersistenceError.Kind.duplicateID` when the collection already has one with its `_id`, and
     ///   the other errors of ``upsert(_:into:)``. The transaction goes on: the caller may catch and continue.
     func insert(_ document: JSONValue, into collection: String) throws
 
@@ -79,7 +79,7 @@ public protocol DocumentTransaction: DocumentReader {
 extension DocumentTransaction {
     /// Parses `json` and upserts it (see ``upsert(_:into:)``).
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidJSON`` with the line and column, and the errors of `upsert`.
+    /// - Throws: `PersistenceError.Kind.invalidJSON` with the line and column, and the errors of `upsert`.
     @discardableResult
     public func upsert(json: String, into collection: String) throws -> ChangeSet.Kind? {
         try upsert(StoredDocument(json: json, collection: collection).body, into: collection)

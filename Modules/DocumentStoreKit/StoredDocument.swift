@@ -13,7 +13,7 @@ public struct StoredDocument: Sendable, Hashable {
     /// NaN or infinity), and makes a document of it. Every store checks this before writing, so what one store
     /// accepts, every store stores and reads back the same.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidDocument`` saying what is wrong, and where (`a.b[3].c`).
+    /// - Throws: `PersistenceError.Kind.invalidDocument` saying what is wrong, and where (`a.b[3].c`).
     public init(_ body: JSONValue, collection: String? = nil) throws(PersistenceError) {
         guard case .object(let members) = body else {
             throw PersistenceError(
@@ -72,8 +72,8 @@ public struct StoredDocument: Sendable, Hashable {
 
     /// Parses JSON text and checks it as ``init(_:collection:)`` does.
     ///
-    /// - Throws: ``PersistenceError/Kind/invalidJSON`` with the line and column, or
-    ///   ``PersistenceError/Kind/invalidDocument``.
+    /// - Throws: `PersistenceError.Kind.invalidJSON` with the line and column, or
+    ///   `PersistenceError.Kind.invalidDocument`.
     public init(json: String, collection: String? = nil) throws(PersistenceError) {
         let body: JSONValue
         do {

@@ -7,7 +7,7 @@ package protocol TransactionReading: DocumentTransaction {
 
     /// The reader over the transaction's state.
     ///
-    /// - Throws: ``PersistenceError/Kind/closed`` once the transaction has ended.
+    /// - Throws: `PersistenceError.Kind.closed` once the transaction has ended.
     var openReader: Reader { get throws }
 }
 

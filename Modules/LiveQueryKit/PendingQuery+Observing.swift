@@ -157,7 +157,7 @@ extension PendingQuery {
     }
 
     /// ``observeLocalWithNextSignal(onError:handler:)`` for as long as `owner` lives (see
-    /// ``observeLocal(owner:deliverOn:onError:handler:)``). A result waiting for `signalNext` when the owner dies is
+    /// `observeLocal(owner:deliverOn:onError:handler:)`). A result waiting for `signalNext` when the owner dies is
     /// dropped: signalling then calls nothing.
     @discardableResult
     public func observeLocalWithNextSignal(
@@ -169,7 +169,7 @@ extension PendingQuery {
             handler: handler)
     }
 
-    /// ``observeLocal(owner:deliverOn:onError:handler:)``, calling `handler` through `executor`.
+    /// `observeLocal(owner:deliverOn:onError:handler:)`, calling `handler` through `executor`.
     @discardableResult
     public func observeLocal(
         owner: AnyObject, deliverOn executor: some DeliveryExecutor, onError: ErrorHandler? = nil,

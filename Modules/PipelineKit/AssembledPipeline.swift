@@ -13,7 +13,7 @@ public import UnixSignals
 /// The pipeline a configuration describes, assembled: the services and their resources' rules, the store live
 /// queries run on, the persistent cache, the delivery defaults, the configured live queries — and the background
 /// parts (memory-pressure monitor, HTTP clients, database files) as swift-service-lifecycle services that
-/// ``serviceGroup(running:logger:)`` starts in order and shuts down in reverse on SIGINT or SIGTERM.
+/// ``serviceGroup(running:logger:signals:)`` starts in order and shuts down in reverse on SIGINT or SIGTERM.
 ///
 /// ## Usage
 ///
@@ -149,7 +149,7 @@ public final class AssembledPipeline: Sendable {
     }
 
     /// Shuts the background parts down, in reverse order — the database last — for code that does not run them in
-    /// ``serviceGroup(running:logger:)``: the HTTP clients are shut down, the database is closed, the monitor stops.
+    /// ``serviceGroup(running:logger:signals:)``: the HTTP clients are shut down, the database is closed, the monitor stops.
     /// Parts already shut down by a service group are not shut down twice. The pipeline is not usable afterwards.
     public func shutdown(logger: Logger = Logger(label: "tether.pipeline")) async throws {
         let group = group(running: nil, logger: logger, signals: [])

@@ -10,7 +10,7 @@ public import TetherConcurrency
 ///   one still referenced from outside survives and stays canonical (the same instance is returned afterwards,
 ///   and held strongly again); the rest are gone. An instance in use (`isInUse`, for example "has observers") is
 ///   never demoted.
-/// - Flushes happen only on ``flushUnused()`` — called by a ``MemoryPressureMonitor`` under memory pressure, by
+/// - Flushes happen only on ``flushUnused()`` — called by a `MemoryPressureMonitor` under memory pressure, by
 ///   you, or by a wipe — and when inserting would exceed the count limit. Looking things up never evicts.
 ///
 /// ```swift

@@ -6,7 +6,7 @@ public import PersistenceKit
 import TetherConcurrency
 import TetherJSON
 
-/// A `EntityCache` in a SQLite file: what lets a ``PersistenceKit/PersistentCache`` survive
+/// An `EntityCache` in a SQLite file: what lets an EntityCacheKit `PersistentCache` survive
 /// restarts.
 ///
 /// The cache is disposable. A file that is not a database or is damaged — found when opening, or by any later

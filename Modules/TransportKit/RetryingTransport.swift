@@ -16,7 +16,7 @@ import Foundation
 ///
 /// What comes back is the last attempt's: a response (a 503 after the last attempt is still a response) or a
 /// ``TransportError`` whose ``TransportError/attempts`` says how many attempts were made. Waits run on the
-/// ``TimeSource``, so a test drives them with a manual clock; cancelling the calling task cancels the attempt in
+/// `TimeSource`, so a test drives them with a manual clock; cancelling the calling task cancels the attempt in
 /// flight or the wait, and throws ``TransportError/Kind-swift.struct/cancelled``.
 public struct RetryingTransport: Transport {
     /// The transport each attempt goes through.

@@ -2,6 +2,7 @@ import Foundation
 import OwnershipKit
 import Synchronization
 import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
 
@@ -67,28 +68,33 @@ struct OrderTests {
             let removing = Flag()
             let removed = Flag()
             let violations = Log<String>()
+            let victimID = LockedValue<ObserverID?>(nil)
             let slow = tracker.track(
                 Recorder("slow") { notice in
                     guard case .event = notice else { return }
                     started.set()
-                    while !removing.isSet { usleep(100) }
-                    usleep(20_000)  // the remover is now waiting: the notification is still in progress
+                    // Held until the removal has ended the victim's entry: the remover then waits for this
+                    // notification, which is still in progress and must skip the victim.
+                    try? blockUntil {
+                        removing.isSet && victimID.withLock { $0 }.map { !table.isObserving($0) } == true
+                    }
                 })
             let victim = tracker.track(
                 Recorder("victim") { notice in
                     if removed.isSet { violations.append("received \(notice) after removal returned") }
                 })
             table.add(slow, owner: owner)
-            table.add(victim, owner: victimOwner)
+            let id = table.add(victim, owner: victimOwner)
+            victimID.withLock { $0 = id }
 
             let notifier = Thread { table.notify(1) }
             notifier.start()
-            while !started.isSet { usleep(100) }
+            try? blockUntil { started.isSet }
             removing.set()
             withExtendedLifetime(victimOwner) { table.removeObservers(ownedBy: victimOwner) }
             removed.set()
             #expect(victim.notices == [.added, .stopped], "stopped was delivered before removal returned")
-            while !notifier.isFinished { usleep(100) }
+            try? blockUntil { notifier.isFinished }
             #expect(violations.all.isEmpty)
             #expect(victim.events.isEmpty, "the notification in progress skipped the removed observer")
             withExtendedLifetime(owner) { table.removeObservers(ownedBy: owner) }
