@@ -165,6 +165,23 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Calls `callback` with the entity when the request brings new data (not when a 304 confirms the old).
+    @discardableResult
+    public func onNewData(_ callback: @escaping @Sendable (Entity) -> Void) -> Request {
+        onCompletion { outcome in
+            if case .newData(let entity) = outcome { callback(entity) }
+        }
+    }
+
+    /// Calls `callback` when the server answers 304 Not Modified (for a load, after the resource's data had its
+    /// timestamp touched).
+    @discardableResult
+    public func onNotModified(_ callback: @escaping @Sendable () -> Void) -> Request {
+        onCompletion { outcome in
+            if case .notModified = outcome { callback() }
+        }
+    }
+
     /// Calls `callback` with the error when the request fails (including cancellation).
     @discardableResult
     public func onFailure(_ callback: @escaping @Sendable (ResourceError) -> Void) -> Request {

@@ -2,11 +2,12 @@ import DeliveryKit
 import Synchronization
 
 extension Resource {
-    /// Loads the resource now (see ``load()-()``) and returns its data: the new data, or the data a 304 confirmed.
+    /// Loads the resource now (see ``load()``) and returns its data: the new data, or the data a 304 confirmed.
     /// Throws the ``ResourceError`` of a failure. Cancelling the calling task cancels the load.
     ///
-    /// In async code this overload is the one chosen: write `resource.load() as Request` for the request instead.
-    public func load() async throws(ResourceError) -> Entity {
+    /// Named apart from ``load()`` so that neither hides the other: in async code `resource.load()` is still the
+    /// `Request` (`await resource.load().outcome`), and this is the data.
+    public func loadedData() async throws(ResourceError) -> Entity {
         try await outcome(of: load()).get()
     }
 

@@ -95,7 +95,7 @@ extension Resource {
     /// ``NewDataSource/wipe``. Observers stay.
     public func wipe() {
         let (requests, released) = state.withLock { state -> ([Request], (Entity?, ResourceError?)) in
-            let requests = state.requests.values.map(\.request)
+            let requests = state.requests.map(\.request)
             state.requests.removeAll()
             state.loading.endLoad()
             let released = (state.latestData.take(), state.latestError.take())
@@ -161,7 +161,7 @@ extension Resource {
 
     private func cancelLoadsIfUnobserved() {
         guard !hasObservers else { return }
-        let loads = state.withLock { $0.requests.values.filter(\.isLoad).map(\.request) }
+        let loads = state.withLock { $0.requests.filter(\.isLoad).map(\.request) }
         if !loads.isEmpty {
             core.logging.network.debug(
                 "cancelling loads: no observers", metadata: ["url": "\(urlString)", "loads": "\(loads.count)"])
@@ -222,7 +222,7 @@ extension Resource {
             }
             if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }
             state.loading.begin(LoadState.Load(request: request, invalidations: state.invalidations))
-            state.requests[ObjectIdentifier(request)] = (request, true)
+            state.requests.append((request, true))
             state.events.append(.requested)
             return .proceed
         }
@@ -263,7 +263,7 @@ extension Resource {
         var released: (Entity?, ResourceError?) = (nil, nil)
         var applied = false
         let resolved = state.withLock { state -> RequestOutcome in
-            state.requests[ObjectIdentifier(request)] = nil
+            state.removeRequest(request)
             guard let load = state.loading.resolve(request) else { return outcome }  // superseded or wiped
             applied = true
             let current = load.invalidations == state.invalidations

@@ -25,7 +25,7 @@ extension Resource {
     ) -> Request {
         let configuration = configuration(for: method)
         let request = Request(method: method, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
-            state.withLock { _ = $0.requests.removeValue(forKey: ObjectIdentifier(request)) }
+            state.withLock { $0.removeRequest(request) }
             return outcome
         }
         guard let url else {
@@ -38,7 +38,7 @@ extension Resource {
         transportRequest.headers.merge(headers)
         if let contentType { transportRequest.headers["Content-Type"] = contentType }
         for mutation in configuration.requestMutations { mutation(&transportRequest) }
-        state.withLock { $0.requests[ObjectIdentifier(request)] = (request, false) }
+        state.withLock { $0.requests.append((request, false)) }
         let pipeline = configuration.pipeline
         request.start { [self, transportRequest] in await exchange(transportRequest, pipeline: pipeline) }
         return request

@@ -99,6 +99,18 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         state.withLock { !$0.requests.isEmpty }
     }
 
+    /// Every request in flight, oldest first: loads (a superseded one included, until it ends) and those made with
+    /// ``request(_:body:contentType:headers:)``. ``isRequesting`` is `!allRequests.isEmpty`.
+    public var allRequests: [Request] {
+        state.withLock { $0.requests.map(\.request) }
+    }
+
+    /// The loads in flight, oldest first: the current load (if any) last, after loads it superseded that have not
+    /// ended yet. A superseded load no longer touches the resource, so ``isLoading`` counts only the current one.
+    public var loadRequests: [Request] {
+        state.withLock { $0.requests.filter(\.isLoad).map(\.request) }
+    }
+
     /// Whether ``loadIfNeeded()`` would do nothing now: not invalidated, and the newer of the data and the error is
     /// no older than the expiration time (the retry time, after an error).
     public var isUpToDate: Bool {

@@ -32,8 +32,14 @@ struct ResourceState: Sendable {
     var invalidated = false
     /// Counts invalidations (and wipes): a load whose count is older brings data that is stale at once.
     var invalidations: UInt64 = 0
-    /// Every request in flight (loads, superseded loads, and `request(…)`s), and whether it is a load.
-    var requests: [ObjectIdentifier: (request: Request, isLoad: Bool)] = [:]
+    /// Every request in flight (loads, superseded loads, and `request(…)`s), oldest first, and whether it is a load.
+    /// An array: a resource rarely has more than two in flight, and the order is what introspection shows.
+    var requests: [(request: Request, isLoad: Bool)] = []
+
+    /// Forgets `request` once it has completed.
+    mutating func removeRequest(_ request: Request) {
+        if let index = requests.firstIndex(where: { $0.request === request }) { requests.remove(at: index) }
+    }
     /// Events posted and not yet handed to the observer table, in order.
     var events: [ResourceEvent] = []
     /// Which thread hands events to the observer table (see `Drainer`).

@@ -8,20 +8,24 @@ import TransportKit
 
 @Suite("Resource: async forms", .leakChecked)
 struct AsyncTests {
-    @Test("try await load() returns the entity, or throws the typed error")
+    @Test("try await loadedData() returns the entity, or throws the typed error; load() stays the Request")
     func asyncLoad() async throws {
         try await withFixture { fixture in
             fixture.enqueue("/items", .json("[1]"), .status(404))
             let items = fixture.service.resource("/items")
-            let entity = try await items.load()
+            let entity = try await items.loadedData()
             #expect(entity.typedContent(as: JSONValue.self) == .array([.number(1)]))
             do throws(ResourceError) {
-                _ = try await items.load()
+                _ = try await items.loadedData()
                 Issue.record("expected a 404")
             } catch {
                 #expect(error.httpStatusCode == 404)
             }
             #expect(try await items.upToDateData().typedContent(as: JSONValue.self) == .array([.number(1)]))
+            // In async code, `load()` is still the Request-returning one.
+            fixture.enqueue("/items", .json("[2]"))
+            let request = items.load()
+            #expect(await request.outcome.entity?.typedContent(as: JSONValue.self) == .array([.number(2)]))
         }
     }
 
@@ -30,7 +34,7 @@ struct AsyncTests {
         await withFixture { fixture in
             fixture.route("/slow", .json("[]", delay: .seconds(60)))
             let slow = fixture.service.resource("/slow")
-            let task = Task { try await slow.load() }
+            let task = Task { try await slow.loadedData() }
             #expect(await fixture.clock.waitForSleepers(1))
             task.cancel()
             let result = await task.result
