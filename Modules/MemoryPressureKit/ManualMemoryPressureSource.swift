@@ -10,11 +10,13 @@ public final class ManualMemoryPressureSource: MemoryPressureSource {
     /// Makes a source that reports only what ``signal(_:reason:)`` says.
     public init() {}
 
-    /// Reports an event to every running watcher.
-    public func signal(_ level: MemoryPressureLevel = .warning, reason: String = "signalled by hand") {
+    /// Reports an event to every running watcher; returns how many it reached.
+    @discardableResult
+    public func signal(_ level: MemoryPressureLevel = .warning, reason: String = "signalled by hand") -> Int {
         let current = handlers.withLock { Array($0.values) }
         let event = MemoryPressureEvent(level: level, reason: reason)
         for handler in current { handler(event) }
+        return current.count
     }
 
     /// How many watchers are running (for tests that must wait until one is).

@@ -43,14 +43,17 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
         @usableFromInline var slots: [Key: Slot] = [:]
         /// False once ``stopRetaining()`` was called: every instance is then held weakly.
         @usableFromInline var isRetaining = true
+        /// The count limit now (see ``Registry/countLimit``).
+        @usableFromInline var countLimit: Int
 
         @inlinable
-        init() {}
+        init(countLimit: Int) {
+            self.countLimit = countLimit
+        }
     }
 
-    @usableFromInline let configuration: Configuration
     @usableFromInline let isInUse: @Sendable (Value) -> Bool
-    @usableFromInline let state = LockedValue(State())
+    @usableFromInline let state: LockedValue<State>
 
     /// Makes an empty registry.
     ///
@@ -62,8 +65,25 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
         configuration: Configuration = Configuration(),
         isInUse: @escaping @Sendable (Value) -> Bool = { _ in false }
     ) {
-        self.configuration = configuration
         self.isInUse = isInUse
+        state = LockedValue(State(countLimit: configuration.countLimit))
+    }
+
+    /// How many instances the registry holds before inserting a new one flushes unused ones first (see
+    /// ``Configuration/countLimit``). Settable at any time: lowered below the number of live instances, it flushes
+    /// at once; a non-positive value is treated as 1.
+    public var countLimit: Int {
+        get { state.withLock { $0.countLimit } }
+        set {
+            var released: [Value] = []
+            state.withLock { state in
+                state.countLimit = max(1, newValue)
+                guard state.slots.count > state.countLimit else { return }
+                forgetGone(&state.slots, into: &released)
+                if state.slots.count > state.countLimit { flush(&state.slots, into: &released) }
+            }
+            _ = consume released  // demoted instances are released here, outside the lock
+        }
     }
 
     /// The canonical instance for `key`: the live one, or a new one from `create`.
@@ -99,11 +119,11 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
             case nil:
                 break
             }
-            if state.slots.count >= configuration.countLimit {
+            if state.slots.count >= state.countLimit {
                 // Entries whose instance is gone — those the last flush let go of, once their last reference went —
                 // count for nothing: forget them first, and flush only if the live ones still reach the limit.
                 forgetGone(&state.slots, into: &released)
-                if state.slots.count >= configuration.countLimit {
+                if state.slots.count >= state.countLimit {
                     flush(&state.slots, into: &released)
                 }
             }

@@ -188,9 +188,44 @@ public final class Service: Sendable, CustomStringConvertible {
         core.cachedResourceCount
     }
 
+    /// How many resources the cache holds before creating one flushes unused ones (a soft limit: resources observed
+    /// or referenced from outside stay). Settable at any time: lowered below ``cachedResourceCount``, the cache
+    /// flushes at once; a non-positive value is treated as 1.
+    public var cacheCountLimit: Int {
+        get { core.cacheCountLimit }
+        set { core.cacheCountLimit = newValue }
+    }
+
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
     public func wipeResources(matching pattern: ConfigurationPattern = .all) {
         core.wipeResources(matching: pattern)
+    }
+
+    /// Wipes `resource` (see ``Resource/wipe()``), then flushes unused resources.
+    public func wipeResources(matching resource: Resource) {
+        core.wipeResources { $0 === resource }
+    }
+
+    /// Wipes every live resource for which `predicate` is true (see ``Resource/wipe()``), then flushes unused
+    /// resources. `predicate` runs on the calling thread, once per live resource.
+    public func wipeResources(where predicate: (Resource) -> Bool) {
+        core.wipeResources(where: predicate)
+    }
+
+    /// Wipes every live resource whose URL begins with `prefix` (an absolute URL, or a path below the base URL
+    /// when it begins with `/`), then flushes unused resources.
+    public func wipeResources(withURLsStartingWith prefix: String) {
+        let absolute = prefix.hasPrefix("/") ? (core.base ?? "") + prefix : prefix
+        core.wipeResources { $0.url?.absoluteString.hasPrefix(absolute) == true }
+    }
+
+    /// Acts as a memory warning would — as ``memoryPressureMonitor(source:)`` does on a pressure event: flushes
+    /// unused resources and logs it; returns how many the cache let go. One line for tests, and for apps on
+    /// platforms that have no memory warning. (`MemoryPressureMonitor.simulate(_:reason:)` reaches every monitor in
+    /// the process.)
+    @discardableResult
+    public func simulateMemoryWarning(reason: String = "simulated") -> Int {
+        core.respond(to: MemoryPressureEvent(level: .warning, reason: reason), from: "simulated")
     }
 
     /// A monitor that flushes this service's unused resources whenever `source` reports memory pressure. Run it in

@@ -145,16 +145,30 @@ final class ServiceCore: Sendable {
         resources.count
     }
 
+    /// The cache's count limit, settable at run time: lowered below the number of live resources, it flushes at once.
+    var cacheCountLimit: Int {
+        get { resources.countLimit }
+        set {
+            resources.countLimit = newValue
+            logging.cache.debug("count limit set", metadata: ["limit": "\(resources.countLimit)"])
+        }
+    }
+
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
     func wipeResources(matching pattern: ConfigurationPattern = .all) {
         let compiled = pattern.compiled(base: base)
-        for resource in resources.allInstances() {
+        wipeResources { resource in
             guard let url = resource.url else {
-                if case .all = compiled { resource.wipe() }
-                continue
+                if case .all = compiled { return true }
+                return false
             }
-            if compiled.matches(url, withoutQuery: ResourceAddress.withoutQuery(url)) { resource.wipe() }
+            return compiled.matches(url, withoutQuery: ResourceAddress.withoutQuery(url))
         }
+    }
+
+    /// Wipes every live resource for which `predicate` is true, then flushes unused resources.
+    func wipeResources(where predicate: (Resource) -> Bool) {
+        for resource in resources.allInstances() where predicate(resource) { resource.wipe() }
         flushUnused()
     }
 
@@ -162,12 +176,18 @@ final class ServiceCore: Sendable {
     /// a task group or a `ServiceGroup` (its `run()` returns when cancelled).
     func memoryPressureMonitor(source: any MemoryPressureSource) -> MemoryPressureMonitor {
         MemoryPressureMonitor(source: source) { [weak self] event in
-            guard let self else { return }
-            let released = flushUnused()
-            logging.cache.info(
-                "memory pressure: flushed unused resources",
-                metadata: ["released": "\(released)", "source": "\(source.name)", "reason": "\(event.reason)"])
+            self?.respond(to: event, from: source.name)
         }
+    }
+
+    /// What the service does on a memory-pressure event: flush unused resources, and say so.
+    @discardableResult
+    func respond(to event: MemoryPressureEvent, from source: String) -> Int {
+        let released = flushUnused()
+        logging.cache.info(
+            "memory pressure: flushed unused resources",
+            metadata: ["released": "\(released)", "source": "\(source)", "reason": "\(event.reason)"])
+        return released
     }
 }
 

@@ -73,6 +73,31 @@ struct MemoryPressureTests {
         #expect(source.watcherCount == 0, "the monitor stopped when cancelled")
     }
 
+    @Test("simulate() reaches every running monitor, whatever its source, and none once they stop")
+    func processWideSimulation() async {
+        // A scope of the test's own: the process-wide one would reach the monitors of tests running beside it.
+        await MemoryPressureMonitor.$simulated.withValue(ManualMemoryPressureSource()) {
+            let heard = LockedValue<[String]>([])
+            let sources = [ManualMemoryPressureSource(), ManualMemoryPressureSource()]
+            let tasks = sources.enumerated().map { index, source in
+                let monitor = MemoryPressureMonitor(source: source) { event in
+                    heard.withLock { $0.append("\(index): \(event.level) \(event.reason)") }
+                }
+                return Task { await monitor.run() }
+            }
+            while MemoryPressureMonitor.runningCount < 2 { await Task.yield() }
+            #expect(MemoryPressureMonitor.simulate(.critical, reason: "drill") == 2)
+            #expect(heard.withLock { $0.sorted() } == ["0: critical drill", "1: critical drill"])
+            sources[0].signal(.warning, reason: "own")
+            #expect(heard.withLock { $0.last } == "0: warning own", "each still hears its own source")
+            for task in tasks { task.cancel() }
+            for task in tasks { await task.value }
+            #expect(MemoryPressureMonitor.runningCount == 0)
+            #expect(MemoryPressureMonitor.simulate() == 0, "a stopped monitor is not told")
+            #expect(heard.withLock { $0.count } == 3)
+        }
+    }
+
     @Test(
         "On this machine PSI works: by kernel trigger or, failing that, by polling",
         .enabled(if: FileManager.default.isReadableFile(atPath: "/proc/pressure/memory")))

@@ -151,6 +151,21 @@ struct RegistryTests {
         #expect(registry.existingInstance(for: "/kept") === kept)
     }
 
+    @Test("The count limit can change at run time: lowered below the count, it flushes at once")
+    func countLimitAtRunTime() {
+        let registry = Registry<String, Item>(configuration: .init(countLimit: 10))
+        let kept = registry.instance(for: "/kept") { Item("/kept") }
+        for index in 0..<5 { _ = registry.instance(for: "/\(index)") { Item("/\(index)") } }
+        registry.countLimit = 6
+        #expect(registry.strongCount == 6, "at the limit, not over it: nothing flushed")
+        registry.countLimit = 5
+        #expect(registry.count == 1 && registry.existingInstance(for: "/kept") === kept)
+        for index in 0..<4 { _ = registry.instance(for: "/\(index)") { Item("/\(index)") } }
+        #expect(registry.count == 5, "the count restarted from what the flush left")
+        registry.countLimit = -1
+        #expect(registry.countLimit == 1)
+    }
+
     @Test("A count limit of zero or less is taken as 1, never as 'flush on every insert of nothing'")
     func nonPositiveCountLimit() {
         #expect(Registry<String, Item>.Configuration(countLimit: 0).countLimit == 1)
