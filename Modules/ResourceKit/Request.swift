@@ -60,14 +60,21 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     /// The URL, or the text that was not a valid URL.
     public let url: String
 
+    /// The work that produces the outcome.
+    typealias Work = @Sendable () async -> RequestOutcome
+
     struct State: Sendable {
         /// Set when completion begins: the first outcome wins.
         var isClaimed = false
         /// Set when completion ends (after the resource has resolved it).
         var outcome: RequestOutcome?
         var callbacks: [@Sendable (RequestOutcome) -> Void] = []
+        /// The work, until ``start()`` hands it to a task.
+        var work: Work?
         var task: Task<Void, Never>?
         var resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
+        /// How many chains and loads follow this request now (see ``follow(_:)``).
+        var followers = 0
     }
 
     let state = LockedValue(State())
@@ -75,26 +82,53 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     let completion = OneShot<RequestOutcome>()
     /// The service's clock, for the timestamp of a cancellation.
     let timeSource: any TimeSource
+    /// Makes a new, unstarted request that sends the same thing again (``repeated()``).
+    let replay: (@Sendable () -> Request)?
 
     init(
         method: HTTPMethod, url: String, timeSource: any TimeSource,
-        resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
+        resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?, replay: (@Sendable () -> Request)? = nil
     ) {
         self.method = method
         self.url = url
         self.timeSource = timeSource
+        self.replay = replay
         state.withLock { $0.resolve = resolve }
     }
 
-    /// Runs `work` in a task of its own and completes with what it returns (unless cancelled first).
-    func start(_ work: @escaping @Sendable () async -> RequestOutcome) {
+    /// Gives the request its work, to run at ``start()``.
+    func prepare(_ work: @escaping Work) {
         state.withLock { state in
-            guard !state.isClaimed else { return }
+            guard !state.isClaimed, state.task == nil else { return }
+            state.work = work
+        }
+    }
+
+    /// Gives the request its work and starts it at once.
+    func start(_ work: @escaping Work) {
+        prepare(work)
+        start()
+    }
+
+    /// Starts the request, if it has not started: its work runs in a task of its own, and the request completes with
+    /// what it returns (unless cancelled first). Requests from ``Resource`` start at once; those from
+    /// ``repeated()`` and ``chained(whenCompleted:)`` (on a request not yet started) wait for this, or for a chain
+    /// or load that follows them. Returns the request.
+    @discardableResult
+    public func start() -> Request {
+        state.withLock { state in
+            guard !state.isClaimed, let work = state.work.take() else { return }
             state.task = Task { [self] in
                 let outcome = await work()
                 complete(with: outcome)
             }
         }
+        return self
+    }
+
+    /// Whether ``start()`` has been called (or the request completed without it).
+    public var isStarted: Bool {
+        state.withLock { $0.task != nil || $0.isClaimed }
     }
 
     /// Completes the request, once: the first outcome wins. The resource's `resolve` runs first (and may refine the
@@ -110,6 +144,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         let callbacks = state.withLock { state in
             state.outcome = final
             state.task = nil
+            state.work = nil
             defer { state.callbacks = [] }
             return state.callbacks
         }

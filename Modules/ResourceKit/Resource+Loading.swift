@@ -80,6 +80,21 @@ extension Resource {
             ?? Request(method: .get, url: urlString, timeSource: core.timeSource, resolve: nil)
     }
 
+    /// Makes `request`'s outcome the resource's, as if it were a load: a load in flight is superseded, observers
+    /// get ``ResourceEvent/requested`` now and the outcome's event when it ends. `request` is started if it has
+    /// not been. Returns the load, which completes after the resource's state and observers are updated; cancelling
+    /// it cancels `request` (unless something else follows that too).
+    ///
+    /// ```swift
+    /// let save = profile.request(.put, json: edited)
+    /// profile.load(using: save)   // the server's answer to the PUT is the profile's new data
+    /// ```
+    @discardableResult
+    public func load(using request: Request) -> Request {
+        // Never nil: a forced load never declines.
+        startLoad(onlyIfNeeded: false, following: request) ?? request
+    }
+
     /// Makes the data stale: the next ``loadIfNeeded()`` loads, and a load in flight now brings data that is
     /// already stale. Sends no event.
     public func invalidate() {
@@ -191,18 +206,15 @@ extension Resource {
     }
 
     /// Starts a load, deciding under the lock, so that concurrent callers agree: with `onlyIfNeeded`, returns the
-    /// load in flight, or nil when up to date, instead of starting one.
-    func startLoad(onlyIfNeeded: Bool, prepared: PreparedLoad? = nil) -> Request? {
+    /// load in flight, or nil when up to date, instead of starting one. With `following`, the load sends nothing of
+    /// its own: that request's outcome becomes the load's (see ``load(using:)``).
+    func startLoad(onlyIfNeeded: Bool, prepared: PreparedLoad? = nil, following: Request? = nil) -> Request? {
         startCacheCheckIfNeeded()
         let configuration = configuration(for: .get)
         let now = core.timeSource.now
         let (request, capture) = (prepared ?? prepareLoadRequest()).parts
-        var transportRequest = url.map {
-            TransportRequest(
-                method: .get, url: $0, headers: configuration.headers, timeout: configuration.timeout,
-                sensitiveHeaders: configuration.sensitiveHeaders)
-        }
         var awaitsCache = false
+        var etag: String?
         let decision = state.withLock { state -> LoadDecision in
             awaitsCache = state.loading.isReadingCache
             // A prepared request cancelled while it waited is over: it must not become the load.
@@ -220,7 +232,7 @@ extension Resource {
                     return .upToDate
                 }
             }
-            if let etag = state.latestData?.etag { transportRequest?.headers["If-None-Match"] = etag }
+            etag = state.latestData?.etag
             state.loading.begin(LoadState.Load(request: request, invalidations: state.invalidations))
             state.requests.append((request, true))
             state.events.append(.requested)
@@ -234,13 +246,45 @@ extension Resource {
         core.logging.staleness.debug(
             onlyIfNeeded ? "not up to date: loading" : "loading", metadata: ["url": "\(urlString)"])
         deliverEvents()
-        guard var transportRequest else {
+        if let following {
+            request.start { await Request.follow(following) }
+            return request
+        }
+        guard url != nil else {
             request.complete(with: .failure(invalidURLError(method: .get)))
             return request
         }
-        for mutation in configuration.requestMutations { mutation(&transportRequest) }
+        let exchange = loadExchange(
+            configuration: configuration, etag: etag, awaitsCache: awaitsCache, capture: capture)
+        guard configuration.requestDecorators.isEmpty else {
+            // The decorated request's outcome is the load's; repeating it sends the load's GET again, as it is then.
+            let raw = Request(
+                method: .get, url: urlString, timeSource: core.timeSource, resolve: nil,
+                replay: { [self] in loadRequestAgain(capture: capture) })
+            raw.prepare(exchange)
+            let decorated = decorated(raw)
+            request.start { await Request.follow(decorated) }
+            return request
+        }
+        request.start(exchange)
+        return request
+    }
+
+    /// The work of a load's exchange: a conditional GET (`If-None-Match: etag`) configured by `configuration`,
+    /// whose raw body goes into `capture` for the persistent cache.
+    private func loadExchange(
+        configuration: ResourceConfiguration, etag: String?, awaitsCache: Bool,
+        capture: LockedValue<CachedEntity?>?
+    ) -> Request.Work {
+        let transportRequest = transportRequest(.get, configuration: configuration) { request in
+            if let etag { request.headers["If-None-Match"] = etag }
+        }
+        guard let transportRequest else {
+            let error = invalidURLError(method: .get)
+            return { .failure(error) }
+        }
         let pipeline = configuration.pipeline
-        request.start { [self, awaitsCache, transportRequest] in
+        return { [self] in
             var transportRequest = transportRequest
             if awaitsCache {
                 // A forced load begun during the cache read still revalidates what the cache holds.
@@ -253,6 +297,16 @@ extension Resource {
             }
             return await exchange(transportRequest, pipeline: pipeline, capture: capture)
         }
+    }
+
+    /// A load's GET made again (``Request/repeated()``), unstarted: the configuration and ETag as they are now.
+    private func loadRequestAgain(capture: LockedValue<CachedEntity?>?) -> Request {
+        let request = Request(
+            method: .get, url: urlString, timeSource: core.timeSource, resolve: nil,
+            replay: { [self] in loadRequestAgain(capture: capture) })
+        let etag = state.withLock { $0.latestData?.etag }
+        request.prepare(
+            loadExchange(configuration: configuration(for: .get), etag: etag, awaitsCache: false, capture: capture))
         return request
     }
 

@@ -12,36 +12,73 @@ public import Foundation
 
 extension Resource {
     /// Sends a request with `method` and `body` to this resource's URL, configured for `method` (headers, request
-    /// mutations, pipeline), without changing the resource's state or notifying its observers.
+    /// mutations, decorators, pipeline), without changing the resource's state or notifying its observers.
     ///
     /// ```swift
     /// resource.request(.post, json: newItem).onSuccess { _ in resource.load() }
     /// ```
     ///
-    /// ``wipe()`` cancels it; ``isRequesting`` counts it.
+    /// ``wipe()`` cancels it; ``allRequests`` lists it until it ends.
     @discardableResult
     public func request(
         _ method: HTTPMethod, body: Data? = nil, contentType: String? = nil, headers: HTTPHeaders = [:]
     ) -> Request {
+        let request = decorated(makeRequest(method, body: body, contentType: contentType, headers: headers))
+        track(request)
+        return request.start()
+    }
+
+    /// An unstarted request that sends `method` and `body` with the configuration's headers and mutations as they
+    /// are now; its ``Request/repeated()`` makes another the same way.
+    func makeRequest(_ method: HTTPMethod, body: Data?, contentType: String?, headers: HTTPHeaders) -> Request {
+        let request = Request(
+            method: method, url: urlString, timeSource: core.timeSource, resolve: nil,
+            replay: { [self] in makeRequest(method, body: body, contentType: contentType, headers: headers) })
         let configuration = configuration(for: method)
-        let request = Request(method: method, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
-            state.withLock { $0.removeRequest(request) }
-            return outcome
-        }
-        guard let url else {
+        guard
+            let transportRequest = transportRequest(
+                method, configuration: configuration,
+                adjust: { request in
+                    request.body = body
+                    request.headers.merge(headers)
+                    if let contentType { request.headers["Content-Type"] = contentType }
+                })
+        else {
             request.complete(with: .failure(invalidURLError(method: method)))
             return request
         }
-        var transportRequest = TransportRequest(
-            method: method, url: url, headers: configuration.headers, body: body, timeout: configuration.timeout,
-            sensitiveHeaders: configuration.sensitiveHeaders)
-        transportRequest.headers.merge(headers)
-        if let contentType { transportRequest.headers["Content-Type"] = contentType }
-        for mutation in configuration.requestMutations { mutation(&transportRequest) }
-        state.withLock { $0.requests.append((request, false)) }
         let pipeline = configuration.pipeline
-        request.start { [self, transportRequest] in await exchange(transportRequest, pipeline: pipeline) }
+        request.prepare { [self] in await exchange(transportRequest, pipeline: pipeline) }
         return request
+    }
+
+    /// What goes to the transport for `method` under `configuration`: its headers, timeout and sensitive headers,
+    /// then `adjust` (a body, headers of the call's own), then the configuration's request mutations, in order. Nil
+    /// when the resource has no valid URL.
+    func transportRequest(
+        _ method: HTTPMethod, configuration: ResourceConfiguration,
+        adjust: (inout TransportRequest) -> Void = { _ in }
+    ) -> TransportRequest? {
+        guard let url else { return nil }
+        var request = TransportRequest(
+            method: method, url: url, headers: configuration.headers, timeout: configuration.timeout,
+            sensitiveHeaders: configuration.sensitiveHeaders)
+        adjust(&request)
+        for mutation in configuration.requestMutations { mutation(&request) }
+        return request
+    }
+
+    /// `request` as the configuration's decorators for its method make it (itself, when there are none).
+    func decorated(_ request: Request) -> Request {
+        configuration(for: request.method).requestDecorators.reduce(request) { request, decorate in
+            decorate(self, request)
+        }
+    }
+
+    /// Lists `request` in ``allRequests`` until it completes.
+    private func track(_ request: Request) {
+        state.withLock { $0.requests.append((request, false)) }
+        request.onCompletion { [self] _ in state.withLock { $0.removeRequest(request) } }
     }
 
     /// Sends `text` as a `text/plain; charset=utf-8` body (see ``request(_:body:contentType:headers:)``).

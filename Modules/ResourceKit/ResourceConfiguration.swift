@@ -24,6 +24,9 @@ public struct ResourceConfiguration: Sendable {
     public var sensitiveHeaders: Set<String> = HTTPHeaders.credentialFieldNames
     /// Changes made to every request just before it is sent, in order.
     public var requestMutations: [@Sendable (inout TransportRequest) -> Void] = []
+    /// What every request becomes before it starts, in order: each takes the resource and the request so far and
+    /// returns the request the caller gets — usually a ``Request/chained(whenCompleted:)`` around it.
+    public var requestDecorators: [@Sendable (Resource, Request) -> Request] = []
     /// What a successful response's body becomes.
     public var pipeline = Pipeline()
     /// Where loaded data is kept across restarts; nil (the default) for nowhere. On first use a resource reads its
@@ -37,6 +40,19 @@ public struct ResourceConfiguration: Sendable {
     /// Adds a change made to every request just before it is sent (after ``headers`` are applied).
     public mutating func mutateRequests(_ mutation: @escaping @Sendable (inout TransportRequest) -> Void) {
         requestMutations.append(mutation)
+    }
+
+    /// Adds a decorator for every request — loads and ``Resource/request(_:body:contentType:headers:)`` alike:
+    /// `decorator` gets the resource and the request, not started yet, and returns the request to use instead.
+    /// The classic use is a token refresh: on a 401, refresh once and send the request again (the ResourceKit
+    /// guide's "Chaining and decorating requests" shows one shared by every request).
+    ///
+    /// For a load, the decorated request's outcome is the load's: it updates the resource and its observers.
+    /// ``Request/repeated()`` does not decorate again, so a repeated request that fails ends the chain.
+    public mutating func decorateRequests(
+        with decorator: @escaping @Sendable (_ resource: Resource, _ request: Request) -> Request
+    ) {
+        requestDecorators.append(decorator)
     }
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import MemoryPressureKit
 import RegistryKit
 import ResourceKit
+import Synchronization
 import TransportKit
 
 struct User: Codable, Sendable {
@@ -76,5 +77,56 @@ enum RegistryKitSnippets {
         let task = Task { await monitor.run() }  // or in a ServiceGroup; cancel the task to stop
         // end snippet
         return task
+    }
+}
+
+// snippet: ResourceKit.token-refresh
+/// Keeps the API token; refreshes it once however many requests find it expired.
+final class Authentication: Sendable {
+    private let service: Service
+    private let token = Mutex("")
+    private let refreshing = Mutex<Request?>(nil)
+
+    init(service: Service) {
+        self.service = service
+        // The service keeps these closures and this object keeps the service: capture it weakly.
+        service.configure("/api/**") { [weak self] configuration in
+            guard let self else { return }
+            configuration.headers["Authorization"] = "Bearer " + token.withLock { $0 }
+            configuration.decorateRequests { [weak self] _, request in
+                request.chained { [weak self] outcome in
+                    guard outcome.error?.httpStatusCode == 401, let self else { return .useThisResponse }
+                    return .passTo(
+                        refresh().chained { refreshed in
+                            refreshed.error == nil ? .passTo(request.repeated()) : .useThisResponse
+                        })
+                }
+            }
+        }
+    }
+
+    /// The refresh in flight, or a new one.
+    func refresh() -> Request {
+        refreshing.withLock { current in
+            if let current, !current.isCompleted { return current }
+            let refresh = service.resource("/auth/token").request(.post, text: "refresh")
+            refresh.onSuccess { [weak self] entity in
+                guard let self else { return }
+                token.withLock { $0 = entity.typedContent(as: String.self) ?? "" }
+                service.invalidateConfiguration()  // every request from now on carries the new token
+            }
+            current = refresh
+            return refresh
+        }
+    }
+}
+// end snippet
+
+enum RequestSnippets {
+    static func loadUsing(profile: Resource, edited: User) {
+        // snippet: ResourceKit.load-using
+        let save = profile.request(.put, json: edited)
+        profile.load(using: save)  // the server's answer to the PUT becomes the profile's data; observers are told
+        // end snippet
     }
 }
