@@ -128,6 +128,14 @@ public final class AsyncHTTPClientTransport: Transport, Service {
 
     /// Sends `request` through the client, following redirects as configured.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await send(request, progress: nil)
+    }
+
+    /// Sends `request` as ``send(_:)`` does, reporting progress: the body as the client takes it, in pieces of
+    /// 64 KiB, and the response's body as it arrives.
+    public func send(_ request: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
         let logger = configuration.logger
         TransportLog.logSending(request, to: logger)
         let clock = ContinuousClock()
@@ -136,7 +144,7 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         do {
             let response = try await withDeadline(deadline, request: request) {
                 try await self.configuration.redirects.send(request) { hop in
-                    try await self.exchange(hop, deadline: deadline)
+                    try await self.exchange(hop, deadline: deadline, progress: progress)
                 }
             }
             TransportLog.logReceived(response, to: request, after: clock.now - start, logger: logger)
@@ -174,7 +182,9 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         }
     }
 
-    private func exchange(_ request: TransportRequest, deadline: NIODeadline) async throws -> TransportResponse {
+    private func exchange(
+        _ request: TransportRequest, deadline: NIODeadline, progress: TransportProgressHandler?
+    ) async throws -> TransportResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             request.url.host?.isEmpty == false
         else {
@@ -189,7 +199,36 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         for field in ContentCoding.identityUnlessAsked(request.headers) {
             outgoing.headers.add(name: field.name, value: field.value)
         }
-        if let body = request.body { outgoing.body = .bytes(ByteBuffer(bytes: body)) }
+        let counts = LockedValue(TransportProgress(bytesToSend: Int64(request.body?.count ?? 0)))
+        var report: (@Sendable ((inout TransportProgress) -> Void) -> Void)?
+        if let progress {
+            report = { @Sendable change in
+                progress(
+                    counts.withLock { counts in
+                        change(&counts)
+                        return counts
+                    })
+            }
+        }
+        if let body = request.body {
+            if let report {
+                // Handed over piece by piece, so that what the client has taken is what has been sent.
+                let pieces = Self.pieces(of: body, size: 64 << 10)
+                let taken = LockedValue(0)
+                let sequence = AsyncStream<ByteBuffer> {
+                    let index = taken.withLock { taken in
+                        defer { taken += 1 }
+                        return taken
+                    }
+                    guard index < pieces.count else { return nil }
+                    report { $0.bytesSent += Int64(pieces[index].readableBytes) }
+                    return pieces[index]
+                }
+                outgoing.body = .stream(sequence, length: .known(Int64(body.count)))
+            } else {
+                outgoing.body = .bytes(ByteBuffer(bytes: body))
+            }
+        }
 
         let response = try await client.execute(outgoing, deadline: deadline)
         var headers = TransportKit.HTTPHeaders()
@@ -202,8 +241,33 @@ public final class AsyncHTTPClientTransport: Transport, Service {
                 .responseTooLarge, request: request,
                 message: "the response body is \(length) bytes, more than \(configuration.maxResponseSize)")
         }
-        let body = try await response.body.collect(upTo: configuration.maxResponseSize)
-        return TransportResponse(
-            status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+        guard let report else {
+            let body = try await response.body.collect(upTo: configuration.maxResponseSize)
+            return TransportResponse(
+                status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+        }
+        let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init)
+        report { counts in
+            counts.hasResponse = true
+            counts.bytesToReceive = expected
+        }
+        var body = Data()
+        for try await piece in response.body {
+            guard body.count + piece.readableBytes <= configuration.maxResponseSize else {
+                throw TransportError(
+                    .responseTooLarge, request: request,
+                    message: "the response body is larger than \(configuration.maxResponseSize) bytes")
+            }
+            body.append(contentsOf: piece.readableBytesView)
+            report { $0.bytesReceived = Int64(body.count) }
+        }
+        return TransportResponse(status: Int(response.status.code), headers: headers, body: body)
+    }
+
+    /// `data` in buffers of at most `size` bytes.
+    private static func pieces(of data: Data, size: Int) -> [ByteBuffer] {
+        stride(from: 0, to: data.count, by: size).map { start in
+            ByteBuffer(bytes: data[data.startIndex + start..<data.startIndex + min(start + size, data.count)])
+        }
     }
 }

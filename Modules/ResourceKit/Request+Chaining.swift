@@ -30,14 +30,14 @@ extension Request {
     public func chained(whenCompleted: @escaping @Sendable (RequestOutcome) -> RequestChainAction) -> Request {
         let chain = Request(
             method: method, url: url, timeSource: timeSource, resolve: nil,
-            replay: { [self] in repeated().chained(whenCompleted: whenCompleted) })
-        chain.prepare { [self] in
-            let outcome = await Request.follow(self)
+            replay: { [self] in repeated().chained(whenCompleted: whenCompleted) }, progressInterval: progressInterval)
+        chain.prepare { [self] chain in
+            let outcome = await Request.follow(self, for: chain)
             guard !Task.isCancelled else { return outcome }
             switch whenCompleted(outcome) {
             case .useThisResponse: return outcome
             case .useResponse(let other): return other
-            case .passTo(let next): return await Request.follow(next)
+            case .passTo(let next): return await Request.follow(next, for: chain)
             }
         }
         if isStarted { chain.start() }
@@ -51,19 +51,22 @@ extension Request {
     /// failure.
     public func repeated() -> Request {
         if let replay { return replay() }
-        let copy = Request(method: method, url: url, timeSource: timeSource, resolve: nil)
+        let copy = Request(
+            method: method, url: url, timeSource: timeSource, resolve: nil, progressInterval: progressInterval)
         let outcome = completedOutcome
-        copy.prepare { [self] in
+        copy.prepare { [self] _ in
             if let outcome { return outcome }
             return await self.outcome
         }
         return copy
     }
 
-    /// Starts `request` if needed and waits for its outcome, as one of its followers: when the waiting task is
-    /// cancelled, the request is cancelled too if no other follower remains.
-    static func follow(_ request: Request) async -> RequestOutcome {
+    /// Starts `request` if needed and waits for its outcome, as one of `follower`'s steps: its progress becomes
+    /// the follower's (while it grows), and when the waiting task is cancelled, the request is cancelled too if no
+    /// other follower remains.
+    static func follow(_ request: Request, for follower: Request) async -> RequestOutcome {
         request.state.withLock { $0.followers += 1 }
+        request.onProgress { follower.report($0) }
         let following = LockedValue(true)
         // Leaves once, by whichever comes first: the outcome, or cancellation.
         let leave: @Sendable (_ cancelIfLast: Bool) -> Void = { cancelIfLast in

@@ -60,8 +60,8 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     /// The URL, or the text that was not a valid URL.
     public let url: String
 
-    /// The work that produces the outcome.
-    typealias Work = @Sendable () async -> RequestOutcome
+    /// The work that produces the outcome, given the request it works for (to report progress to).
+    typealias Work = @Sendable (Request) async -> RequestOutcome
 
     struct State: Sendable {
         /// Set when completion begins: the first outcome wins.
@@ -75,6 +75,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         var resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?
         /// How many chains and loads follow this request now (see ``follow(_:)``).
         var followers = 0
+        var progress = RequestProgressState()
     }
 
     let state = LockedValue(State())
@@ -84,15 +85,19 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     let timeSource: any TimeSource
     /// Makes a new, unstarted request that sends the same thing again (``repeated()``).
     let replay: (@Sendable () -> Request)?
+    /// The least time between two progress reports.
+    let progressInterval: Duration
 
     init(
         method: HTTPMethod, url: String, timeSource: any TimeSource,
-        resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?, replay: (@Sendable () -> Request)? = nil
+        resolve: (@Sendable (Request, RequestOutcome) -> RequestOutcome)?, replay: (@Sendable () -> Request)? = nil,
+        progressInterval: Duration = .milliseconds(50)
     ) {
         self.method = method
         self.url = url
         self.timeSource = timeSource
         self.replay = replay
+        self.progressInterval = progressInterval
         state.withLock { $0.resolve = resolve }
     }
 
@@ -119,7 +124,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
         state.withLock { state in
             guard !state.isClaimed, let work = state.work.take() else { return }
             state.task = Task { [self] in
-                let outcome = await work()
+                let outcome = await work(self)
                 complete(with: outcome)
             }
         }
@@ -140,6 +145,7 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
             return .some(state.resolve.take())
         }
         guard let resolve else { return }
+        finishProgress()
         let final = resolve.map { $0(self, outcome) } ?? outcome
         let callbacks = state.withLock { state in
             state.outcome = final

@@ -62,7 +62,7 @@ extension Resource {
             guard state.dataChanges == changesBefore, state.latestData == nil else { return false }
             state.latestData = entity
             state.dataReceived = nil  // persisted: its age is the wall clock's, and a future timestamp is stale
-            state.events.append(.newData(.cache))
+            state.post(.newData(.cache))
             return true
         }
         core.logging.stateChanges.debug(

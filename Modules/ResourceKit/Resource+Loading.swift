@@ -116,7 +116,7 @@ extension Resource {
             let released = (state.latestData.take(), state.latestError.take())
             state.invalidated = false
             state.invalidations &+= 1
-            state.events.append(.newData(.wipe))
+            state.post(.newData(.wipe))
             return (requests, released)
         }
         removeCacheEntry()
@@ -138,7 +138,7 @@ extension Resource {
             state.latestData = entity
             state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
             state.invalidated = false  // fresh data, from its timestamp, as a load's would be
-            state.events.append(.newData(.localOverride))
+            state.post(.newData(.localOverride))
             return released
         }
         removeCacheEntry()
@@ -199,8 +199,14 @@ extension Resource {
     func prepareLoadRequest() -> PreparedLoad {
         // The raw body of new data, kept for the persistent cache (only when there is one).
         let capture = cacheSlot == nil ? nil : LockedValue<CachedEntity?>(nil)
-        let request = Request(method: .get, url: urlString, timeSource: core.timeSource) { [self] request, outcome in
-            resolveLoad(request, outcome, raw: capture?.withLock { $0.take() })
+        let request = Request(
+            method: .get, url: urlString, timeSource: core.timeSource,
+            resolve: { [self] request, outcome in resolveLoad(request, outcome, raw: capture?.withLock { $0.take() }) },
+            progressInterval: configuration(for: .get).progressReportingInterval)
+        // Its progress reaches the observers while it is the resource's load. Weakly: a request made for a load
+        // that turns out not to be needed is dropped without completing.
+        request.onProgress { [self, weak request] progress in
+            if let request { loadProgressed(request, to: progress) }
         }
         return PreparedLoad(request: request, capture: capture)
     }
@@ -235,7 +241,7 @@ extension Resource {
             etag = state.latestData?.etag
             state.loading.begin(LoadState.Load(request: request, invalidations: state.invalidations))
             state.requests.append((request, true))
-            state.events.append(.requested)
+            state.post(.requested)
             return .proceed
         }
         switch decision {
@@ -247,7 +253,7 @@ extension Resource {
             onlyIfNeeded ? "not up to date: loading" : "loading", metadata: ["url": "\(urlString)"])
         deliverEvents()
         if let following {
-            request.start { await Request.follow(following) }
+            request.start { load in await Request.follow(following, for: load) }
             return request
         }
         guard url != nil else {
@@ -260,10 +266,11 @@ extension Resource {
             // The decorated request's outcome is the load's; repeating it sends the load's GET again, as it is then.
             let raw = Request(
                 method: .get, url: urlString, timeSource: core.timeSource, resolve: nil,
-                replay: { [self] in loadRequestAgain(capture: capture) })
+                replay: { [self] in loadRequestAgain(capture: capture) },
+                progressInterval: configuration.progressReportingInterval)
             raw.prepare(exchange)
             let decorated = decorated(raw)
-            request.start { await Request.follow(decorated) }
+            request.start { load in await Request.follow(decorated, for: load) }
             return request
         }
         request.start(exchange)
@@ -281,10 +288,10 @@ extension Resource {
         }
         guard let transportRequest else {
             let error = invalidURLError(method: .get)
-            return { .failure(error) }
+            return { _ in .failure(error) }
         }
         let pipeline = configuration.pipeline
-        return { [self] in
+        return { [self] request in
             var transportRequest = transportRequest
             if awaitsCache {
                 // A forced load begun during the cache read still revalidates what the cache holds.
@@ -295,18 +302,19 @@ extension Resource {
                     transportRequest.headers["If-None-Match"] = etag
                 }
             }
-            return await exchange(transportRequest, pipeline: pipeline, capture: capture)
+            return await exchange(transportRequest, pipeline: pipeline, capture: capture, reportingTo: request)
         }
     }
 
     /// A load's GET made again (``Request/repeated()``), unstarted: the configuration and ETag as they are now.
     private func loadRequestAgain(capture: LockedValue<CachedEntity?>?) -> Request {
+        let configuration = configuration(for: .get)
         let request = Request(
             method: .get, url: urlString, timeSource: core.timeSource, resolve: nil,
-            replay: { [self] in loadRequestAgain(capture: capture) })
+            replay: { [self] in loadRequestAgain(capture: capture) },
+            progressInterval: configuration.progressReportingInterval)
         let etag = state.withLock { $0.latestData?.etag }
-        request.prepare(
-            loadExchange(configuration: configuration(for: .get), etag: etag, awaitsCache: false, capture: capture))
+        request.prepare(loadExchange(configuration: configuration, etag: etag, awaitsCache: false, capture: capture))
         return request
     }
 
@@ -327,7 +335,7 @@ extension Resource {
                 state.latestData = entity
                 state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
                 if current { state.invalidated = false }
-                state.events.append(.newData(.network))
+                state.post(.newData(.network))
                 return outcome
             case .notModified:
                 guard var data = state.latestData else {
@@ -339,7 +347,7 @@ extension Resource {
                     state.latestError = error
                     state.errorReceived = elapsed
                     if current { state.invalidated = false }
-                    state.events.append(.error)
+                    state.post(.error)
                     return .failure(error)
                 }
                 data.timestamp = now
@@ -347,17 +355,17 @@ extension Resource {
                 state.dataReceived = elapsed
                 released.1 = state.latestError.take()
                 if current { state.invalidated = false }
-                state.events.append(.notModified)
+                state.post(.notModified)
                 return .notModified(data)
             case .failure(let error):
                 if error.isCancellation {
-                    state.events.append(.requestCancelled)
+                    state.post(.requestCancelled)
                 } else {
                     released.1 = state.latestError
                     state.latestError = error
                     state.errorReceived = ResourceState.monotonic(error.timestamp, now: now, elapsed: elapsed)
                     if current { state.invalidated = false }
-                    state.events.append(.error)
+                    state.post(.error)
                 }
                 return outcome
             }

@@ -31,10 +31,11 @@ extension Resource {
     /// An unstarted request that sends `method` and `body` with the configuration's headers and mutations as they
     /// are now; its ``Request/repeated()`` makes another the same way.
     func makeRequest(_ method: HTTPMethod, body: Data?, contentType: String?, headers: HTTPHeaders) -> Request {
+        let configuration = configuration(for: method)
         let request = Request(
             method: method, url: urlString, timeSource: core.timeSource, resolve: nil,
-            replay: { [self] in makeRequest(method, body: body, contentType: contentType, headers: headers) })
-        let configuration = configuration(for: method)
+            replay: { [self] in makeRequest(method, body: body, contentType: contentType, headers: headers) },
+            progressInterval: configuration.progressReportingInterval)
         guard
             let transportRequest = transportRequest(
                 method, configuration: configuration,
@@ -48,7 +49,7 @@ extension Resource {
             return request
         }
         let pipeline = configuration.pipeline
-        request.prepare { [self] in await exchange(transportRequest, pipeline: pipeline) }
+        request.prepare { [self] request in await exchange(transportRequest, pipeline: pipeline, reportingTo: request) }
         return request
     }
 
@@ -110,13 +111,17 @@ extension Resource {
     /// Sends `request`, and turns what comes back into an outcome: a 304, new data through `pipeline`, or a failure
     /// naming the request.
     func exchange(
-        _ request: TransportRequest, pipeline: Pipeline, capture: LockedValue<CachedEntity?>? = nil
+        _ request: TransportRequest, pipeline: Pipeline, capture: LockedValue<CachedEntity?>? = nil,
+        reportingTo progress: Request? = nil
     ) async -> RequestOutcome {
         let logging = core.logging
         logging.network.debug("→ \(request.method) \(request.url.absoluteString)")
         let response: TransportResponse
         do {
-            response = try await core.transport.send(request)
+            let report: TransportProgressHandler? = progress.map { request in
+                { @Sendable in request.transportProgressed($0) }
+            }
+            response = try await core.transport.send(request, progress: report)
         } catch {
             let failure = transportFailure(error, request: request)
             // The failure reaches the caller and the observers: a library logs it at debug (swift-log's guidance).

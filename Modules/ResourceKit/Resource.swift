@@ -155,10 +155,22 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// Hands posted events to the observer table, one at a time and in order; the thread that finds none being
     /// handed over does it, the others leave theirs to it.
     func deliverEvents() {
-        guard state.withLock({ $0.eventDrainer.claim(hasWork: !$0.events.isEmpty) }) else { return }
-        state.drain(\.eventDrainer, next: { $0.events.isEmpty ? nil : $0.events.removeFirst() }) { event in
-            core.logging.stateChanges.trace("event", metadata: ["url": "\(urlString)", "event": "\(event)"])
-            observers.notify(ResourceNotification(resource: self, event: event))
+        guard state.withLock({ $0.eventDrainer.claim(hasWork: !$0.updates.isEmpty) }) else { return }
+        state.drain(\.eventDrainer, next: { $0.updates.isEmpty ? nil : $0.updates.removeFirst() }) { update in
+            if case .event(let event) = update {
+                core.logging.stateChanges.trace("event", metadata: ["url": "\(urlString)", "event": "\(event)"])
+            }
+            observers.notify(ResourceNotification(resource: self, update: update))
         }
+    }
+
+    /// A load's progress, for the observers — if `request` is still the resource's load.
+    func loadProgressed(_ request: Request, to value: Double) {
+        let posted = state.withLock { state -> Bool in
+            guard state.loading.load?.request === request else { return false }
+            state.updates.append(.progress(value))
+            return true
+        }
+        if posted { deliverEvents() }
     }
 }

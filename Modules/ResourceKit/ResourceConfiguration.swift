@@ -27,6 +27,9 @@ public struct ResourceConfiguration: Sendable {
     /// What every request becomes before it starts, in order: each takes the resource and the request so far and
     /// returns the request the caller gets — usually a ``Request/chained(whenCompleted:)`` around it.
     public var requestDecorators: [@Sendable (Resource, Request) -> Request] = []
+    /// The least time between two progress reports of a request (``Request/onProgress(_:)``, and observers'
+    /// ``ResourceObserver/resourceRequestProgress(for:progress:)``). Default 50 ms, Siesta's.
+    public var progressReportingInterval: Duration = .milliseconds(50)
     /// What a successful response's body becomes.
     public var pipeline = Pipeline()
     /// Where loaded data is kept across restarts; nil (the default) for nowhere. On first use a resource reads its

@@ -13,12 +13,19 @@ public protocol ResourceObserver: Sendable {
     /// The resource changed (or, with ``ResourceEvent/observerAdded``, this observer was just added).
     func resourceChanged(_ resource: Resource, event: ResourceEvent)
 
+    /// The resource's load has got this far, from 0 to 1 (see ``Request/onProgress(_:)``): always increasing
+    /// within a load, and last 1, just before the load's outcome event.
+    func resourceRequestProgress(for resource: Resource, progress: Double)
+
     /// The observer was removed or its owners are gone: it receives nothing further. Not sent to a self-owned
     /// observer that was itself deallocated.
     func stoppedObserving(resource: Resource)
 }
 
 extension ResourceObserver {
+    /// Does nothing.
+    public func resourceRequestProgress(for resource: Resource, progress: Double) {}
+
     /// Does nothing.
     public func stoppedObserving(resource: Resource) {}
 }
@@ -50,13 +57,20 @@ final class ResourceLink: Sendable {
 /// What a lane carries to an observer.
 enum LaneItem: Sendable {
     case event(Resource, ResourceEvent)
+    case progress(Resource, Double)
     case stopped(Resource)
 }
 
-/// An event as the observer table carries it: with its resource, so that delivering it needs no weak load.
+/// What a resource tells its observers: an event, or its load's progress.
+enum ResourceUpdate: Sendable {
+    case event(ResourceEvent)
+    case progress(Double)
+}
+
+/// An update as the observer table carries it: with its resource, so that delivering it needs no weak load.
 struct ResourceNotification: Sendable {
     let resource: Resource
-    let event: ResourceEvent
+    let update: ResourceUpdate
 }
 
 /// What the observer table holds for one observer: a direct call, or a delivery lane.
@@ -75,7 +89,10 @@ struct ObserverSink: Sendable {
 
     func deliver(_ notice: ObserverNotice<ResourceNotification>) {
         if case .event(let notification) = notice {
-            deliver(notification.event, of: notification.resource)
+            switch notification.update {
+            case .event(let event): deliver(event, of: notification.resource)
+            case .progress(let progress): deliver(progress, of: notification.resource)
+            }
             return
         }
         guard let resource = link.resource else { return }
@@ -94,6 +111,15 @@ struct ObserverSink: Sendable {
             lane.submit(.stopped(resource))
         case (.direct, .event), (.lane, .event), (.none, _):
             break  // events are delivered above
+        }
+    }
+
+    /// Progress goes to observers of the protocol only: closures take events alone.
+    private func deliver(_ progress: Double, of resource: Resource) {
+        switch target {
+        case .direct(let observer): observer.resourceRequestProgress(for: resource, progress: progress)
+        case .lane(let lane): lane.submit(.progress(resource, progress))
+        case .closure, .none: break
         }
     }
 
@@ -119,6 +145,11 @@ struct ObserverSink: Sendable {
                 guard let id = binding.id else { return }
                 resource.observers.withLiveObserver(id) {
                     observer()?.resourceChanged(resource, event: event)
+                }
+            case .progress(let resource, let progress):
+                guard let id = binding.id else { return }
+                resource.observers.withLiveObserver(id) {
+                    observer()?.resourceRequestProgress(for: resource, progress: progress)
                 }
             case .stopped(let resource):
                 observer()?.stoppedObserving(resource: resource)

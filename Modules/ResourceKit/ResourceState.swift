@@ -40,13 +40,18 @@ struct ResourceState: Sendable {
     mutating func removeRequest(_ request: Request) {
         if let index = requests.firstIndex(where: { $0.request === request }) { requests.remove(at: index) }
     }
-    /// Events posted and not yet handed to the observer table, in order.
-    var events: [ResourceEvent] = []
+    /// Events and load progress posted and not yet handed to the observer table, in order.
+    var updates: [ResourceUpdate] = []
     /// Which thread hands events to the observer table (see `Drainer`).
     var eventDrainer = Drainer()
     /// The configuration for GET (loads), kept apart from other methods' for the `loadIfNeeded` fast path.
     var getConfiguration: Cached?
     var otherConfigurations: [HTTPMethod: Cached] = [:]
+
+    /// Posts `event` for the observers (handed over by ``Resource/deliverEvents()``).
+    mutating func post(_ event: ResourceEvent) {
+        updates.append(.event(event))
+    }
 
     func cachedConfiguration(for method: HTTPMethod, generation: UInt64) -> ResourceConfiguration? {
         let cached = method == .get ? getConfiguration : otherConfigurations[method]

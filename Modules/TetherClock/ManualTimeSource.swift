@@ -31,6 +31,14 @@ public final class ManualTimeSource: TimeSource {
         /// Sleeps begun but not yet registered, and those of them cancelled meanwhile.
         var unregistered: Set<UInt64> = []
         var cancelled: Set<UInt64> = []
+
+        /// Removes the sleepers due by ``elapsed`` and returns them, earliest first, to be resumed outside the lock.
+        mutating func takeDue() -> [Sleeper] {
+            let elapsed = elapsed
+            let due = sleepers.filter { $0.deadline <= elapsed }.sorted { $0.deadline < $1.deadline }
+            sleepers.removeAll { $0.deadline <= elapsed }
+            return due
+        }
     }
 
     private let state: LockedValue<State>
@@ -61,9 +69,18 @@ public final class ManualTimeSource: TimeSource {
         state.withLock { $0.sleepers.count }
     }
 
-    /// Moves the clock forward by `duration` and resumes every sleeper due by then, earliest first.
+    /// Moves the clock forward by `duration` — ``elapsed`` by exactly that much — and resumes every sleeper due by
+    /// then, earliest first.
     public func advance(by duration: Duration) {
-        set(to: now.addingTimeInterval(duration.timeInterval))
+        guard duration > .zero else { return resumeDue() }
+        // `elapsed` moves by the duration itself: through a `Date` (whose resolution near 1970 is about 0.1 µs),
+        // fifty steps of 20 ms would fall short of one second, and a sleeper due at 20 ms would need two steps.
+        let due = state.withLock { state -> [Sleeper] in
+            state.elapsed += duration
+            state.now = state.now.addingTimeInterval(duration.timeInterval)
+            return state.takeDue()
+        }
+        for sleeper in due { sleeper.continuation.resume() }
     }
 
     /// Sets the clock to `date` (never backwards: an earlier date is ignored; see ``stepWallClock(by:)``), moving
@@ -74,11 +91,13 @@ public final class ManualTimeSource: TimeSource {
                 state.elapsed += .nanoseconds(Int64((date.timeIntervalSince(state.now) * 1e9).rounded()))
                 state.now = date
             }
-            let elapsed = state.elapsed
-            let due = state.sleepers.filter { $0.deadline <= elapsed }.sorted { $0.deadline < $1.deadline }
-            state.sleepers.removeAll { $0.deadline <= elapsed }
-            return due
+            return state.takeDue()
         }
+        for sleeper in due { sleeper.continuation.resume() }
+    }
+
+    private func resumeDue() {
+        let due = state.withLock { $0.takeDue() }
         for sleeper in due { sleeper.continuation.resume() }
     }
 

@@ -61,8 +61,15 @@ public struct InMemoryConformanceHost: ConformanceHost {
                 body: request.body ?? Data())
             {
             case .respond(let reply):
+                var headers = reply.headers
+                // As the loopback server frames it: in chunks with no length, or with a Content-Length.
+                if reply.chunkSize != nil {
+                    headers["Transfer-Encoding"] = "chunked"
+                } else if headers["Content-Length"] == nil {
+                    headers["Content-Length"] = "\(reply.body.count)"
+                }
                 return InMemoryTransport.Reply(
-                    status: reply.status, headers: reply.headers, body: reply.body, delay: reply.delay)
+                    status: reply.status, headers: headers, body: reply.body, delay: reply.delay)
             case .misbehave(.garbage):
                 return .failure(.malformedResponse)
             case .misbehave(.closeMidBody), .misbehave(.closeMidChunk):

@@ -21,7 +21,8 @@ public import TransportKit
 /// A failed check throws a ``ConformanceFailure`` saying what was expected and what came back.
 public enum TransportConformanceSuite {
     /// Every check, in a stable order.
-    public static let checks: [ConformanceCheck] = exchangeChecks + failureChecks + retryChecks + redirectChecks
+    public static let checks: [ConformanceCheck] =
+        exchangeChecks + progressChecks + failureChecks + retryChecks + redirectChecks
 
     /// Runs `check` against transports made by `makeTransport`, on a fresh loopback host that is stopped after.
     /// Each transport made is handed to `release` at the end (shut an owned client down there).

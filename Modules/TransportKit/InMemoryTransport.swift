@@ -40,6 +40,11 @@ public final class InMemoryTransport: Transport {
         public var delay: Duration
         /// When set, the request fails with a `TransportError` of this kind instead of replying.
         public var failure: TransportError.Kind?
+        /// In how many pieces the body arrives (progress is reported after each), and how long, on the clock, each
+        /// piece after the first takes. One piece by default: the body arrives with the head.
+        public var pieces = 1
+        /// The time between two pieces of the body.
+        public var pieceInterval: Duration = .zero
 
         /// Makes a reply.
         public init(
@@ -79,6 +84,15 @@ public final class InMemoryTransport: Transport {
         /// A failure to exchange, after `delay`.
         public static func failure(_ kind: TransportError.Kind, delay: Duration = .zero) -> Reply {
             Reply(delay: delay, failure: kind)
+        }
+
+        /// This reply with its body arriving in `pieces` pieces, `interval` apart on the clock — progress is reported
+        /// after each. The timeout still counts to the head only.
+        public func arriving(in pieces: Int, every interval: Duration) -> Reply {
+            var reply = self
+            reply.pieces = max(1, pieces)
+            reply.pieceInterval = interval
+            return reply
         }
 
         /// No reply ever: the request ends only by its timeout or by cancellation.
@@ -157,12 +171,22 @@ public final class InMemoryTransport: Transport {
 
     /// Answers `request` from the script, after the reply's delay on the transport's clock, following redirects.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
-        try await redirects.send(request) { try await exchange($0) }
+        try await send(request, progress: nil)
+    }
+
+    /// Answers `request` as ``send(_:)`` does, reporting progress: the whole body sent at once, then the
+    /// response's body as its pieces arrive (``Reply/arriving(in:every:)``).
+    public func send(_ request: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
+        try await redirects.send(request) { try await exchange($0, progress: progress) }
     }
 
     /// As on a wire: `Accept-Encoding: identity` unless the request names its own, and a reply coded in a way the
     /// request did not accept refused at its head (``TransportKit/ContentCoding``).
-    private func exchange(_ asked: TransportRequest) async throws -> TransportResponse {
+    private func exchange(_ asked: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
         var request = asked
         request.headers = ContentCoding.identityUnlessAsked(asked.headers)
         let (reply, responder) = state.withLock { state -> (Reply?, (@Sendable (TransportRequest) -> Reply?)?) in
@@ -185,11 +209,16 @@ public final class InMemoryTransport: Transport {
         guard let reply = reply ?? responder?(request) else {
             throw TransportError(.noRoute, request: request, message: "no route or queued reply for this request")
         }
+        let toSend = Int64(request.body?.count ?? 0)
+        progress?(TransportProgress(bytesSent: toSend, bytesToSend: toSend))
         let timesOut = reply.delay > request.timeout
         do {
             let wait = timesOut ? request.timeout : reply.delay
             if wait > .zero { try await timeSource.sleep(for: wait) }
             try Task.checkCancellation()
+            if let progress, reply.failure == nil, !timesOut {
+                try await deliver(reply, sending: toSend, to: progress)
+            }
         } catch {
             throw TransportError(
                 .cancelled, request: request, message: "cancelled before the reply arrived", cause: error)
@@ -202,5 +231,21 @@ public final class InMemoryTransport: Transport {
         }
         if let refusal = ContentCoding.refusal(of: reply.headers, to: asked) { throw refusal }
         return TransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
+    }
+
+    /// Reports the reply's body arriving piece by piece, `pieceInterval` apart.
+    private func deliver(_ reply: Reply, sending sent: Int64, to progress: TransportProgressHandler) async throws {
+        let total = Int64(reply.body.count)
+        // Its length is known unless the reply is framed in chunks, as a server would send one.
+        let chunked = reply.headers["Transfer-Encoding"]?.lowercased().contains("chunked") == true
+        let stated = chunked ? nil : reply.headers["Content-Length"].flatMap { Int64($0) } ?? total
+        for piece in 1...reply.pieces {
+            if piece > 1, reply.pieceInterval > .zero { try await timeSource.sleep(for: reply.pieceInterval) }
+            try Task.checkCancellation()
+            progress(
+                TransportProgress(
+                    bytesSent: sent, bytesToSend: sent, bytesReceived: total * Int64(piece) / Int64(reply.pieces),
+                    bytesToReceive: stated, hasResponse: true))
+        }
     }
 }

@@ -43,6 +43,13 @@ public struct RetryingTransport: Transport {
 
     /// Sends `request`, retrying as the policy allows.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await send(request, progress: nil)
+    }
+
+    /// Sends `request`, retrying as the policy allows; each attempt reports its progress afresh.
+    public func send(_ request: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
         let start = timeSource.now
         let retriesMethod = policy.methods.contains(request.method)
         var attempt = 1
@@ -54,7 +61,7 @@ public struct RetryingTransport: Transport {
             let wait: Duration
             let reason: String
             do {
-                let response = try await base.send(attemptRequest)
+                let response = try await base.send(attemptRequest, progress: progress)
                 guard retriesMethod, attempt < policy.attemptLimit, policy.statuses.contains(response.status) else {
                     return response
                 }

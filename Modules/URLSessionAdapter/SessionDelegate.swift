@@ -18,8 +18,10 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.maxResponseSize = maxResponseSize
     }
 
-    func register(_ task: URLSessionDataTask, for request: TransportRequest) -> URLSessionExchange {
-        let exchange = URLSessionExchange(task: task, request: request) { [weak self] identifier in
+    func register(
+        _ task: URLSessionDataTask, for request: TransportRequest, progress: TransportProgressHandler?
+    ) -> URLSessionExchange {
+        let exchange = URLSessionExchange(task: task, request: request, progress: progress) { [weak self] identifier in
             _ = self?.exchanges.withLock { $0.removeValue(forKey: identifier) }
         }
         exchanges.withLock { $0[task.taskIdentifier] = exchange }
@@ -75,6 +77,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         }
         exchange.received(response)
         completionHandler(.allow)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        exchange(for: task)?.sent(totalBytesSent)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -25,17 +25,40 @@ final class URLSessionExchange: Sendable {
         var earlyEnd: EarlyEnd?
         var finished = false
         var timer: Task<Void, Never>?
+        var progress: TransportProgress
     }
 
     private let task: URLSessionDataTask
     let request: TransportRequest
-    private let state = LockedValue(State())
+    private let state: LockedValue<State>
     private let onFinish: @Sendable (Int) -> Void
+    private let progress: TransportProgressHandler?
 
-    init(task: URLSessionDataTask, request: TransportRequest, onFinish: @escaping @Sendable (Int) -> Void) {
+    init(
+        task: URLSessionDataTask, request: TransportRequest, progress: TransportProgressHandler?,
+        onFinish: @escaping @Sendable (Int) -> Void
+    ) {
         self.task = task
         self.request = request
+        self.progress = progress
         self.onFinish = onFinish
+        state = LockedValue(State(progress: TransportProgress(bytesToSend: Int64(request.body?.count ?? 0))))
+    }
+
+    /// Changes the progress counts and reports them, unless the exchange has ended.
+    private func report(_ change: (inout TransportProgress) -> Void) {
+        guard let progress else { return }
+        let counts = state.withLock { state -> TransportProgress? in
+            guard state.earlyEnd == nil, !state.finished else { return nil }
+            change(&state.progress)
+            return state.progress
+        }
+        if let counts { progress(counts) }
+    }
+
+    /// The session has sent `total` body bytes.
+    func sent(_ total: Int64) {
+        report { $0.bytesSent = max($0.bytesSent, total) }
     }
 
     /// Starts the task, unless the exchange already ended (cancelled before it began).
@@ -82,6 +105,12 @@ final class URLSessionExchange: Sendable {
             state.head = (response as? HTTPURLResponse).map { ($0.statusCode, Self.headers(of: $0)) }
             state.body.removeAll(keepingCapacity: true)
         }
+        report { counts in
+            counts.bytesSent = counts.bytesToSend  // the whole request is out once the response begins
+            counts.hasResponse = true
+            counts.bytesReceived = 0
+            counts.bytesToReceive = response.expectedContentLength >= 0 ? response.expectedContentLength : nil
+        }
     }
 
     /// Why `response` must not be read (a content coding the request did not accept), if it must not.
@@ -93,12 +122,14 @@ final class URLSessionExchange: Sendable {
     /// Appends `data`; false when the body would exceed `limit`. Once the exchange has ended early, what
     /// FoundationNetworking still delivers (it reads on until the cancellation reaches libcurl) is dropped unread.
     func append(_ data: Data, limit: Int) -> Bool {
-        state.withLock { state in
-            guard state.earlyEnd == nil else { return true }
+        let appended = state.withLock { state -> Bool? in
+            guard state.earlyEnd == nil else { return nil }
             guard state.body.count + data.count <= limit else { return false }
             state.body.append(data)
             return true
         }
+        if appended == true { report { $0.bytesReceived += Int64(data.count) } }
+        return appended ?? true
     }
 
     /// The task completed (`error` nil on success): resumes the caller with the response or the mapped error.

@@ -81,6 +81,14 @@ public final class URLSessionTransport: Transport {
 
     /// Sends `request` through the session.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
+        try await send(request, progress: nil)
+    }
+
+    /// Sends `request` as ``send(_:)`` does, reporting progress from the session's delegate callbacks: body bytes
+    /// sent, the response's expected length, and its body as it arrives.
+    public func send(_ request: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             request.url.host?.isEmpty == false
         else {
@@ -92,7 +100,7 @@ public final class URLSessionTransport: Transport {
         let clock = ContinuousClock()
         let start = clock.now
         do {
-            let response = try await exchange(request)
+            let response = try await exchange(request, progress: progress)
             TransportLog.logReceived(response, to: request, after: clock.now - start, logger: logger)
             return response
         } catch let error as TransportError {
@@ -101,7 +109,9 @@ public final class URLSessionTransport: Transport {
         }
     }
 
-    private func exchange(_ request: TransportRequest) async throws -> TransportResponse {
+    private func exchange(_ request: TransportRequest, progress: TransportProgressHandler?) async throws
+        -> TransportResponse
+    {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = request.method.rawValue
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
@@ -114,7 +124,7 @@ public final class URLSessionTransport: Transport {
         urlRequest.httpBody = request.body
 
         let task = session.dataTask(with: urlRequest)
-        let exchange = delegate.register(task, for: request)
+        let exchange = delegate.register(task, for: request, progress: progress)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 exchange.start(continuation, timeout: request.timeout)

@@ -176,8 +176,8 @@ struct ChainingTests {
     }
 
     @Test("repeated() sends the same method and body with the headers as configured now, once started")
-    func repeated() async throws {
-        try await withFixture { fixture in
+    func repeated() async {
+        await withFixture { fixture in
             fixture.transport.route(.put, base + "/items/1", reply: .status(204))
             let version = LockedValue(1)
             fixture.service.configure { configuration in

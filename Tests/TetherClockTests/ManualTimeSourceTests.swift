@@ -33,6 +33,18 @@ struct ManualTimeSourceTests {
         #expect(clock.elapsed == .seconds(3))
     }
 
+    @Test("Advancing moves `elapsed` by exactly the duration: a sleeper due in 20 ms wakes at the first 20 ms step")
+    func exactSteps() async throws {
+        let clock = ManualTimeSource()
+        for _ in 0..<50 { clock.advance(by: .milliseconds(20)) }
+        #expect(clock.elapsed == .seconds(1), "through a Date, fifty steps fell short by about 1 µs")
+        let sleeper = Task { try await clock.sleep(for: .milliseconds(20)) }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(20))
+        #expect(clock.sleeperCount == 0, "woken by one step")
+        try await sleeper.value
+    }
+
     @Test("A step of the wall clock moves `now` only: no sleeper wakes, `elapsed` stays")
     func wallClockStep() async throws {
         let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 5000))

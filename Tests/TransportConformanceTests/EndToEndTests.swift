@@ -1,3 +1,4 @@
+import Foundation
 import ResourceKit
 import Testing
 import TetherConcurrency
@@ -28,6 +29,36 @@ struct EndToEndTests {
                 #expect(resource.text == "slow")
                 #expect(resource.loadIfNeeded() == nil, "fresh data: no request")
                 #expect(server.endpoints.recorder.requests(to: "/slow/200") == 1)
+            }
+        }
+    }
+
+    @Test(
+        "Progress of an upload and of a 4 MB download: growing from the transport's byte counts, last exactly 1",
+        arguments: RealTransport.allCases)
+    func progress(_ kind: RealTransport) async throws {
+        try await LoopbackHTTPServer.with { server in
+            try await kind.with { transport in
+                let service = Service(baseURL: server.baseURL, transport: transport)
+                service.configure { $0.progressReportingInterval = .zero }
+                let makers: [@Sendable () -> Request] = [
+                    { service.resource("/bytes/\(4 << 20)").load() },
+                    { service.resource("/echo").request(.post, body: Data(count: 4 << 20)) },
+                ]
+                for make in makers {
+                    let request = make()
+                    let seen = LockedValue<[Double]>([])
+                    let completedAfter = LockedValue<Int?>(nil)
+                    request
+                        .onProgress { value in seen.withLock { $0.append(value) } }
+                        .onCompletion { _ in completedAfter.withLock { $0 = seen.withLock { $0.count } } }
+                    _ = try await request.outcome.get()
+                    let values = seen.withLock { $0 }
+                    #expect(values.last == 1, "\(request): \(values)")
+                    #expect(zip(values, values.dropFirst()).allSatisfy { $0 < $1 }, "\(request): \(values)")
+                    #expect(values.contains { $0 > 0 && $0 < 1 }, "\(request): reports before the end")
+                    #expect(completedAfter.withLock { $0 } == values.count, "1 came before completion")
+                }
             }
         }
     }
