@@ -1,3 +1,4 @@
+public import ResourceKit
 public import TransportKit
 
 /// Configuration for the resources whose paths match a pattern (`resources:` of a service), applied in order
@@ -5,13 +6,17 @@ public import TransportKit
 ///
 /// ```yaml
 /// resources:
-///   - pattern: /stores/*/items     # * within a segment, ** across segments
+///   - pattern: /stores/*/items     # * and ? within a segment, ** across segments
 ///     expiry: 10s
 ///     stages: [{ type: json }]
+///   - regex: "/v[0-9]+/"           # or a regular expression, matched anywhere in the absolute URL
+///     timeout: 5s
 /// ```
 public struct ResourceRule: Decodable, Sendable {
-    /// The glob the resource's path is matched against (see `ConfigurationPattern`).
+    /// The glob the resource's path is matched against (see `ConfigurationPattern`); empty for a `regex:` rule.
     public var pattern: String
+    /// The regular expression matched anywhere in the absolute URL, query included; nil for a `pattern:` rule.
+    public var regex: String?
     /// The request methods it applies to; nil for all.
     public var methods: [HTTPMethod]?
     /// How long loaded data stays fresh.
@@ -29,18 +34,33 @@ public struct ResourceRule: Decodable, Sendable {
 
     /// The keys.
     public enum CodingKeys: String, CodingKey, CaseIterable {
-        case pattern, methods, expiry
+        case pattern, regex, methods, expiry
         case retryAfter = "retry_after"
         case timeout, headers, cache, stages
     }
 
-    /// Decodes a rule; `pattern` is required and must start with `/` (or be `**`).
+    /// Decodes a rule: `pattern` (which must start with `/`, or be `**`) or `regex` (which must compile), not both.
     public init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
-        pattern = try settings.require(.pattern, as: String.self) ?? "**"
-        if !(pattern.hasPrefix("/") || pattern.hasPrefix("*") || pattern.contains("://")) {
-            try settings.invalid(
-                .pattern, "a pattern is a path from the service's base URL: start it with / (found '\(pattern)')")
+        if settings.contains(.regex) {
+            pattern = ""
+            regex = try settings.decode(.regex, as: String.self)
+            if settings.contains(.pattern) {
+                try settings.invalid(.regex, "a rule matches by `pattern` or by `regex`, not both")
+            } else if let regex {
+                do {
+                    _ = try ConfigurationPattern.regex(regex)
+                } catch {
+                    try settings.invalid(.regex, "\(error)")
+                }
+            }
+        } else {
+            pattern = try settings.require(.pattern, as: String.self) ?? "**"
+            regex = nil
+            if !(pattern.hasPrefix("/") || pattern.hasPrefix("*") || pattern.contains("://")) {
+                try settings.invalid(
+                    .pattern, "a pattern is a path from the service's base URL: start it with / (found '\(pattern)')")
+            }
         }
         methods = try settings.decode(.methods, as: [String].self).map {
             $0.map { HTTPMethod(rawValue: $0.uppercased()) }
@@ -51,5 +71,16 @@ public struct ResourceRule: Decodable, Sendable {
         headers = try settings.decode(.headers, default: [:])
         cache = try settings.decode(.cache, as: Bool.self)
         stages = try settings.decode(.stages, default: [])
+    }
+
+    /// What the rule matches, as ResourceKit takes it.
+    public var configurationPattern: ConfigurationPattern {
+        if let regex, let compiled = try? ConfigurationPattern.regex(regex) { return compiled }
+        return ConfigurationPattern(pattern)
+    }
+
+    /// `pattern`, or `regex(…)`.
+    var matchDescription: String {
+        regex.map { "regex(\($0))" } ?? pattern
     }
 }

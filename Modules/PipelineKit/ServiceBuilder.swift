@@ -40,8 +40,8 @@ struct ServiceBuilder {
         for (index, rule) in configuration.resources.enumerated() {
             let ruleStages = stages[index]
             service.configure(
-                ConfigurationPattern(rule.pattern), requestMethods: rule.methods,
-                description: "services.\(name).resources[\(index)] (\(rule.pattern))"
+                rule.configurationPattern, requestMethods: rule.methods,
+                description: "services.\(name).resources[\(index)] (\(rule.matchDescription))"
             ) { resource in
                 if let expiry = rule.expiry { resource.expirationTime = expiry }
                 if let retryAfter = rule.retryAfter { resource.retryTime = retryAfter }

@@ -54,11 +54,16 @@ struct AssemblyTests {
                   - pattern: /items
                     expiry: 5s
                     stages: [{ type: item-list }]
+                  - regex: "/v[0-9]+/"
+                    timeout: 7s
             """, registry: registry)
         try await withPipeline(configuration) { pipeline, tracker in
             let service = try pipeline.service(named: "shop")
             let items = tracker.track(service.resource("/items"), "resource /items")
             #expect(items.configuration().expirationTime == .seconds(5))
+            let versioned = tracker.track(service.resource("/v2/orders"), "resource /v2/orders")
+            #expect(versioned.configuration().timeout == .seconds(7), "the regex rule matches anywhere in the URL")
+            #expect(items.configuration().timeout != .seconds(7))
             #expect(service.resource("/other").configuration().expirationTime == .seconds(45))
             let outcome = await items.load().outcome
             #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])

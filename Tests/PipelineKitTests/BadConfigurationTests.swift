@@ -164,6 +164,25 @@ struct BadConfigurationTests {
         #expect(found[0].message == "unknown key; did you mean 'expiry'?")
     }
 
+    @Test("A resource rule's regex that does not compile, and one with both pattern and regex, at their lines")
+    func badRegexRules() {
+        let found = issues(
+            """
+            services:
+              demo:
+                base_url: http://localhost:8080
+                resources:
+                  - regex: "/items/(["
+                    expiry: 10s
+                  - pattern: /a
+                    regex: /b
+            """)
+        #expect(found.map(\.path) == ["services.demo.resources[0].regex", "services.demo.resources[1].regex"])
+        #expect(found.map(\.line) == [5, 8])
+        #expect(found.first?.message.contains("invalid regular expression \"/items/([\"") == true)
+        #expect(found.last?.message == "a rule matches by `pattern` or by `regex`, not both")
+    }
+
     @Test("An unknown key with nothing close lists the known keys")
     func unknownKeyWithoutSuggestion() {
         let found = issues("memory_pressure:\n  zebra: 1\n")
