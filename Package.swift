@@ -423,7 +423,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     let suites: [(String, [Target.Dependency])] = [
         ("OwnershipBenchmarks", ["OwnershipKit"]),
         ("DeliveryBenchmarks", ["DeliveryKit"]),
-        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock"]),
+        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock", "HeapStatistics"]),
         (
             "LiveQueryBenchmarks",
             [
@@ -448,6 +448,8 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             ]
         ),
     ]
+    // glibc's heap statistics, for the bytes-per-object figures (Swift's Glibc module does not export mallinfo2).
+    package.targets.append(.target(name: "HeapStatistics", path: "Benchmarks/HeapStatistics"))
     for (suite, kits) in suites {
         package.targets.append(
             .executableTarget(

@@ -2,10 +2,17 @@
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target ResourceBenchmarks
 
 import Benchmark
+import HeapStatistics
 import ResourceKit
 import Synchronization
 import TetherClock
 import TransportKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 let base = "https://api.example.com/v1"
 let paths = (0..<20).map { "/items/\($0)" }
@@ -30,6 +37,14 @@ func measureNewURLs(_ benchmark: Benchmark, countLimit: Int) {
         benchmark.stopMeasurement()
     }
 }
+
+/// Bytes the C heap holds now (glibc's `mallinfo2`); nil where there is no such call.
+func heapBytesInUse() -> Int? {
+    let bytes = tether_heap_bytes_in_use()
+    return bytes < 0 ? nil : Int(bytes)
+}
+
+let bytesPerResource = BenchmarkMetric.custom("Bytes per resource", polarity: .prefersSmaller, useScalingFactor: false)
 
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
@@ -79,6 +94,38 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
         blackHole(resources)
+    }
+
+    // The same lookups with a URL value instead of a string.
+    Benchmark("Lookup: 20 URLs × 20k service.resource(absoluteURL: URL)") { benchmark in
+        let (service, _) = makeService()
+        let urls = paths.map { URL(string: base + $0)! }
+        let resources = urls.map { service.resource(absoluteURL: $0) }
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<lookupRounds {
+                for url in urls { blackHole(service.resource(absoluteURL: url)) }
+            }
+        }
+        benchmark.stopMeasurement()
+        blackHole(resources)
+    }
+
+    // What one cached, unobserved resource costs on the heap: 10,000 made in a fresh service (their registry
+    // entries included), the heap's growth divided by 10,000.
+    Benchmark(
+        "Memory: 10k cached, unobserved resources",
+        configuration: .init(metrics: [bytesPerResource], warmupIterations: 1, maxIterations: 20)
+    ) { benchmark in
+        let fresh = (0..<10_000).map { "/memory/\($0)" }
+        for _ in benchmark.scaledIterations {
+            let (service, _) = makeService(countLimit: 20_000)
+            guard let before = heapBytesInUse() else { return }
+            for path in fresh { blackHole(service.resource(path)) }
+            let after = heapBytesInUse() ?? before
+            benchmark.measurement(bytesPerResource, (after - before) / fresh.count)
+            blackHole(service)
+        }
     }
 
     // 10,000 new URLs into an empty cache (no limit reached).

@@ -45,6 +45,8 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
         @usableFromInline var isRetaining = true
         /// The count limit now (see ``Registry/countLimit``).
         @usableFromInline var countLimit: Int
+        /// Other names for keys (see ``Registry/addAlias(_:for:)``).
+        @usableFromInline var aliases: [Key: Key] = [:]
 
         @inlinable
         init(countLimit: Int) {
@@ -100,6 +102,29 @@ public final class Registry<Key: Hashable & Sendable, Value: AnyObject & Sendabl
             return value
         }
         return insertInstance(for: key, create: create)
+    }
+
+    /// The instance held strongly for the key that `alias` names, if any: one lock and two hashes, for a second
+    /// spelling of a key that is costly to turn into the key (an absolute URL, for a registry keyed by path). Nil
+    /// when there is no such alias or the instance is not held strongly: then look it up by its key, which
+    /// revives or makes it, and add the alias again.
+    @inlinable
+    public func instance(forAlias alias: Key) -> Value? {
+        state.withLock { state -> Value? in
+            guard let key = state.aliases[alias], case .strong(let value) = state.slots[key] else { return nil }
+            return value
+        }
+    }
+
+    /// Makes `alias` another name for `key`, for ``instance(forAlias:)``. Aliases of keys that have gone are
+    /// forgotten once aliases outnumber the entries twice over.
+    public func addAlias(_ alias: Key, for key: Key) {
+        state.withLock { state in
+            state.aliases[alias] = key
+            if state.aliases.count > 2 * state.slots.count + 64 {
+                state.aliases = state.aliases.filter { state.slots[$0.value] != nil }
+            }
+        }
     }
 
     /// The rest of ``instance(for:create:)``: revives a weakly held instance, or makes one.

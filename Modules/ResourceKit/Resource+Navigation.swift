@@ -35,6 +35,12 @@ extension Resource {
         return core.resource(absoluteURL: resolved)
     }
 
+    /// ``relative(_:)`` for an `href` that may be missing (a link in a response that is not always there): nil
+    /// when `href` is nil.
+    public func optionalRelative(_ href: String?) -> Resource? {
+        href.map(relative)
+    }
+
     /// The resource with the query parameter `name` set to `value` (removed when nil). Parameters are sorted by
     /// name, so equal parameters in any order give the same resource.
     public func withParam(_ name: String, _ value: String?) -> Resource {

@@ -81,6 +81,7 @@ extension Resource {
     /// it does not wait). Passing an observer removes its self-ownership.
     @discardableResult
     public func removeObservers(ownedBy owner: AnyObject?) -> Resource {
+        guard let observers = observersIfAny else { return self }
         observers.removeObservers(ownedBy: owner)
         core.logging.observers.debug(
             "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
@@ -91,6 +92,7 @@ extension Resource {
     /// another thread (a `.deliverOn` handler): the form to use from Swift concurrency's threads.
     @discardableResult
     public func removeObservers(ownedBy owner: AnyObject?) async -> Resource {
+        guard let observers = observersIfAny else { return self }
         await observers.removeObservers(ownedBy: owner)
         core.logging.observers.debug(
             "observers removed", metadata: ["url": "\(urlString)", "remaining": "\(observers.observerCount)"])
@@ -99,12 +101,12 @@ extension Resource {
 
     /// Whether any observer's owners are alive. A resource with observers is never evicted from its service's cache.
     public var hasObservers: Bool {
-        observers.hasObservers
+        observersIfAny?.hasObservers ?? false
     }
 
     /// How many observers have live owners.
     public var observerCount: Int {
-        observers.observerCount
+        observersIfAny?.observerCount ?? 0
     }
 
     /// Adds `object` as a self-owned observer (held weakly), seen as an observer through `project`.

@@ -88,6 +88,20 @@ extension Resource {
         request(method, body: Data(text.utf8), contentType: "text/plain; charset=utf-8", headers: headers)
     }
 
+    /// Sends `fields` as an `application/x-www-form-urlencoded` body (names sorted; every character but the
+    /// unreserved ones percent-encoded), as an OAuth token endpoint wants (see
+    /// ``request(_:body:contentType:headers:)``).
+    @discardableResult
+    public func request(_ method: HTTPMethod, urlEncoded fields: [String: String], headers: HTTPHeaders = [:])
+        -> Request
+    {
+        let body = fields.sorted { $0.key < $1.key }
+            .map { Self.encodeQueryComponent($0.key) + "=" + Self.encodeQueryComponent($0.value) }
+            .joined(separator: "&")
+        return request(
+            method, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded", headers: headers)
+    }
+
     /// Sends `json` encoded by `encoder` as an `application/json` body (see
     /// ``request(_:body:contentType:headers:)``). A value that does not encode fails the request without sending.
     @discardableResult

@@ -40,7 +40,9 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     /// The service's cache key.
     let key: String
     let invalid: InvalidAddress?
-    let observers: ObserverTable<ObserverSink, ResourceNotification>
+    /// The observer table, made when the first observer is added: most cached resources are never observed, and
+    /// the table (its lock, its watermark) was a third of what one of them cost.
+    private let observerTable = AtomicLazyReference<ObserverTable<ObserverSink, ResourceNotification>>()
     let state = LockedValue(ResourceState())
 
     init(core: ServiceCore, key: String, url: URL?, invalid: InvalidAddress?) {
@@ -48,8 +50,18 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         self.key = key
         self.url = url
         self.invalid = invalid
-        observers = ObserverTable { sink, notice in sink.deliver(notice) }
         LifetimeTracking.made(self, "resource \(url?.absoluteString ?? invalid?.text ?? key)")
+    }
+
+    /// The observer table, if an observer was ever added.
+    var observersIfAny: ObserverTable<ObserverSink, ResourceNotification>? {
+        observerTable.load()
+    }
+
+    /// The observer table, made now if this is the first observer.
+    var observers: ObserverTable<ObserverSink, ResourceNotification> {
+        if let table = observerTable.load() { return table }
+        return observerTable.storeIfNil(ObserverTable { sink, notice in sink.deliver(notice) })
     }
 
     /// The URL as a string, or the text that was not a valid URL.
@@ -81,6 +93,14 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         }
         if !checked { startCacheCheckIfNeeded() }
         return data
+    }
+
+    /// When the resource last changed: the newer of ``latestData``'s and ``latestError``'s timestamps; nil when it
+    /// has neither.
+    public var timestamp: Date? {
+        state.withLock { state in
+            [state.latestData?.timestamp, state.latestError?.timestamp].compactMap { $0 }.max()
+        }
     }
 
     /// The error of the latest load, cleared by the next success.
@@ -160,7 +180,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
             if case .event(let event) = update {
                 core.logging.stateChanges.trace("event", metadata: ["url": "\(urlString)", "event": "\(event)"])
             }
-            observers.notify(ResourceNotification(resource: self, update: update))
+            observersIfAny?.notify(ResourceNotification(resource: self, update: update))
         }
     }
 

@@ -143,12 +143,12 @@ struct ObserverSink: Sendable {
             switch delivery.payload {
             case .event(let resource, let event):
                 guard let id = binding.id else { return }
-                resource.observers.withLiveObserver(id) {
+                resource.observersIfAny?.withLiveObserver(id) {
                     observer()?.resourceChanged(resource, event: event)
                 }
             case .progress(let resource, let progress):
                 guard let id = binding.id else { return }
-                resource.observers.withLiveObserver(id) {
+                resource.observersIfAny?.withLiveObserver(id) {
                     observer()?.resourceRequestProgress(for: resource, progress: progress)
                 }
             case .stopped(let resource):

@@ -134,7 +134,7 @@ final class ServiceCore: Sendable {
     /// references; returns how many the cache stopped holding. Observers whose owners are gone are swept first.
     @discardableResult
     func flushUnused() -> Int {
-        for resource in resources.allInstances() { resource.observers.sweep() }
+        for resource in resources.allInstances() { resource.observersIfAny?.sweep() }
         let released = resources.flushUnused()
         logging.cache.debug("flushed unused resources", metadata: ["released": "\(released)"])
         return released

@@ -166,6 +166,23 @@ struct RegistryTests {
         #expect(registry.countLimit == 1)
     }
 
+    @Test("An alias finds its key's instance while it is held strongly; otherwise the key's lookup takes over")
+    func aliases() {
+        let registry = Registry<String, Item>()
+        #expect(registry.instance(forAlias: "https://a/x") == nil, "no alias yet")
+        let item = registry.instance(for: "/x") { Item("/x") }
+        registry.addAlias("https://a/x", for: "/x")
+        #expect(registry.instance(forAlias: "https://a/x") === item)
+        registry.flushUnused()
+        #expect(registry.instance(forAlias: "https://a/x") == nil, "weakly held after the flush: look it up by key")
+        #expect(registry.instance(for: "/x") { Item("/x") } === item, "referenced from outside: revived")
+        #expect(registry.instance(forAlias: "https://a/x") === item, "and the alias works again")
+        for index in 0..<200 { registry.addAlias("alias \(index)", for: "/gone \(index)") }
+        registry.addAlias("last", for: "/x")
+        #expect(registry.instance(forAlias: "last") === item, "aliases of gone keys are pruned, live ones kept")
+        #expect(registry.instance(forAlias: "https://a/x") === item)
+    }
+
     @Test("A count limit of zero or less is taken as 1, never as 'flush on every insert of nothing'")
     func nonPositiveCountLimit() {
         #expect(Registry<String, Item>.Configuration(countLimit: 0).countLimit == 1)

@@ -97,6 +97,34 @@ struct RequestHookTests {
         }
     }
 
+    @Test("request(urlEncoded:) sends a form body, names sorted and percent-encoded")
+    func urlEncodedBody() async {
+        await withFixture { fixture in
+            fixture.transport.route(.post, base + "/token", reply: .json(#"{"access_token": "t"}"#))
+            let fields = ["grant_type": "password", "username": "ada lovelace", "password": "p&ss=wörd"]
+            _ = await fixture.service.resource("/token").request(.post, urlEncoded: fields).outcome
+            let sent = fixture.transport.requests.first
+            #expect(sent?.headers["Content-Type"] == "application/x-www-form-urlencoded")
+            #expect(
+                sent?.body.map { String(decoding: $0, as: UTF8.self) }
+                    == "grant_type=password&password=p%26ss%3Dw%C3%B6rd&username=ada%20lovelace")
+        }
+    }
+
+    @Test("timestamp is the newer of the data's and the error's, nil with neither")
+    func timestamp() async {
+        await withFixture { fixture in
+            fixture.enqueue("/items", .json("[1]"), .status(500))
+            let items = fixture.service.resource("/items")
+            #expect(items.timestamp == nil)
+            _ = await items.load().outcome
+            #expect(items.timestamp == Date(timeIntervalSince1970: 1000))
+            fixture.clock.advance(by: .seconds(5))
+            _ = await items.load().outcome
+            #expect(items.latestError != nil && items.timestamp == Date(timeIntervalSince1970: 1005))
+        }
+    }
+
     @Test("wipe() cancels every request in flight and empties the lists")
     func wipeEmptiesTheLists() async {
         await withFixture { fixture in

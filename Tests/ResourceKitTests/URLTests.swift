@@ -23,6 +23,39 @@ struct URLTests {
         }
     }
 
+    @Test("A spelling looked up again is the same resource; after a flush, a fresh or revived one — never a gone one")
+    func absoluteLookupsAcrossFlushes() async {
+        await withFixture { fixture in
+            let service = fixture.service
+            let spelling = base + "/items/./7"
+            weak var first: Resource?
+            do {
+                let resource = service.resource(absoluteURL: spelling)
+                first = resource
+                #expect(service.resource(absoluteURL: spelling) === resource, "the second lookup takes the alias")
+                #expect(service.resource("/items/7") === resource)
+            }
+            service.flushUnused()
+            #expect(first == nil, "unreferenced: gone at the flush")
+            let second = service.resource(absoluteURL: spelling)
+            #expect(second.urlString == base + "/items/7", "a new resource for the same URL")
+            service.flushUnused()  // referenced from outside: demoted, still canonical
+            #expect(service.resource(absoluteURL: spelling) === second)
+            #expect(service.resource("/items/7") === second)
+            service.flushUnused()
+            #expect(service.cachedResourceCount == 1, "held again by the lookup, and still referenced")
+        }
+    }
+
+    @Test("optionalRelative follows a link that is there, and gives nil for one that is not")
+    func optionalRelative() async {
+        await withFixture { fixture in
+            let items = fixture.service.resource("/items/1")
+            #expect(items.optionalRelative("2") === fixture.service.resource("/items/2"))
+            #expect(items.optionalRelative(nil) == nil)
+        }
+    }
+
     @Test("A base URL's query is kept on every resource below it, after the path; its fragment is dropped")
     func baseWithQuery() {
         let service = Service(baseURL: "https://api.example.com/v1?key=abc#top", transport: InMemoryTransport())
