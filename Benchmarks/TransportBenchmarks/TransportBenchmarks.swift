@@ -12,6 +12,12 @@ import TransportConformance
 import TransportKit
 import URLSessionAdapter
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 let requestCount = 10_000
 let concurrency = 32
 let path = "/bytes/256"

@@ -28,6 +28,15 @@ public protocol DocumentStore: Sendable {
 
     /// The change feed.
     var changes: ChangeFeed { get }
+
+    /// Declares `index`, and builds it: queries filtering on its fields then read only the documents it leads them
+    /// to. Declaring an index again does nothing. Readers are not blocked while it is built; writers wait.
+    ///
+    /// - Throws: `PersistenceError` (a storage failure).
+    func createIndex(_ index: DocumentIndex) async throws
+
+    /// The indexes declared, in the order they were first declared.
+    func declaredIndexes() async throws -> [DocumentIndex]
 }
 
 /// Reading inside a transaction or a read.

@@ -15,6 +15,7 @@ public final class InMemoryDocumentStore: DocumentStore {
     let writer = DispatchQueue(label: "tether.persistence.in-memory-store.writer")
     /// The change feed.
     public let changes = ChangeFeed()
+    private let indexes = LockedValue<[DocumentIndex]>([])
 
     /// Makes an empty store.
     public init() {
@@ -47,6 +48,19 @@ public final class InMemoryDocumentStore: DocumentStore {
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
         let (documents, commit) = contents.withLock { $0 }
         return try body(InMemoryReader(contents: documents, commit: commit))
+    }
+
+    /// Records `index` (once). The store scans its documents in memory: the declaration changes no result and no
+    /// speed here, and is kept so that code written for the SQLite and PostgreSQL stores runs unchanged.
+    public func createIndex(_ index: DocumentIndex) async throws {
+        indexes.withLock { indexes in
+            if !indexes.contains(index) { indexes.append(index) }
+        }
+    }
+
+    /// The indexes declared, in order.
+    public func declaredIndexes() async throws -> [DocumentIndex] {
+        indexes.withLock { $0 }
     }
 }
 

@@ -31,6 +31,19 @@ public struct StoreCollection: Sendable {
         return try await store.write { try $0.collection(name).remove(id: id) }
     }
 
+    /// Declares an index on `fields` (dotted paths, `"address.city"`) of this collection, and builds it: queries
+    /// that filter on them — equality first, then a range or the sort — read only the documents it leads them to,
+    /// and so do the live queries' re-evaluations. Declaring it again does nothing.
+    ///
+    /// ```swift
+    /// try await store.collection("items").createIndex(["store_id", "name"])
+    /// ```
+    ///
+    /// - Throws: `PersistenceError.Kind.invalidQuery` naming a field that is not a path, and storage failures.
+    public func createIndex(_ fields: [String]) async throws {
+        try await store.documents.createIndex(DocumentIndex(collection: name, fields: fields))
+    }
+
     /// The documents matching `query`, with `$args.name` parameters taken from `args`.
     ///
     /// ```swift

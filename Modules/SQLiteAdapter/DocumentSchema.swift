@@ -48,6 +48,18 @@ enum DocumentSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4: declared indexes") { db in
+            // The indexes an application declared (`DocumentStore.createIndex`), so that every process on the file
+            // knows which paths its queries must write out for SQLite to use them.
+            try db.execute(
+                sql: """
+                    CREATE TABLE tether_indexes (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        collection TEXT NOT NULL,
+                        fields TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

@@ -1,6 +1,7 @@
 public import DocumentStoreKit
 import Foundation
 import GRDB
+import Logging
 public import PersistenceKit
 import TetherConcurrency
 
@@ -27,6 +28,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     let unreadable: UnreadableRows
     let publisher: ChangeLogPublisher
     let configuration: SQLiteConfiguration
+    let indexes = DeclaredIndexes()
 
     /// How many stored documents this store has met that no longer read as documents (written by another program,
     /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
@@ -54,6 +56,7 @@ public final class SQLiteDocumentStore: DocumentStore {
             opened =
                 try pool.read { db in try UInt64.fetchOne(db, sql: "SELECT value FROM tether_meta WHERE key = 'commit'")
                 } ?? 0
+            try pool.read { [indexes] db in try indexes.load(from: db) }
         } catch {
             throw PersistenceError.mapping(error, file: path)
         }
@@ -67,12 +70,13 @@ public final class SQLiteDocumentStore: DocumentStore {
     /// `DocumentStore.write(_:)`).
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {
-        let (path, tracker, unreadable, publisher) = (path, tracker, unreadable, publisher)
+        let (path, tracker, unreadable, publisher, indexes) = (path, tracker, unreadable, publisher, indexes)
         let (retention, minimumAge) = (configuration.changeLogRetention, configuration.changeLogMinimumAge)
         try checkOpen()
         do {
             return try await pool.write { db in
-                let transaction = SQLiteTransaction(db: db, file: path, tracker: tracker, unreadable: unreadable)
+                let transaction = SQLiteTransaction(
+                    db: db, file: path, tracker: tracker, unreadable: unreadable, indexes: indexes)
                 defer { transaction.finish() }
                 let result = try body(transaction)
                 if tracker.hasIntents {
@@ -101,13 +105,35 @@ public final class SQLiteDocumentStore: DocumentStore {
 
     /// Runs `body` on a reader connection, in a snapshot of the last commit.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
-        let (path, unreadable) = (path, unreadable)
+        let (path, unreadable, indexes) = (path, unreadable, indexes)
         try checkOpen()
         do {
-            return try await pool.read { db in try body(SQLiteReader(db: db, file: path, unreadable: unreadable)) }
+            return try await pool.read { db in
+                try body(SQLiteReader(db: db, file: path, unreadable: unreadable, indexes: indexes))
+            }
         } catch let error as DatabaseError {
             throw PersistenceError.mapping(error, file: path)
         }
+    }
+
+    /// Builds `index` as an expression index on the JSON paths the query compiler writes for it, and records it in
+    /// the file; from then on, queries on its paths in this process use it (another process learns of it when it
+    /// next opens the file). Readers go on while it is built (WAL); writers wait for it.
+    public func createIndex(_ index: DocumentIndex) async throws {
+        try checkOpen()
+        guard !indexes.list.contains(index) else { return }
+        do {
+            try await pool.write { db in try DeclaredIndexes.create(index, in: db) }
+        } catch let error as DatabaseError {
+            throw PersistenceError.mapping(error, file: path).adding(collection: index.collection)
+        }
+        indexes.add(index)
+        configuration.logger.debug("index created", metadata: ["index": "\(index)", "file": "\(path)"])
+    }
+
+    /// The indexes declared on the file, in order.
+    public func declaredIndexes() async throws -> [DocumentIndex] {
+        indexes.list
     }
 
     /// Sets SQLite's `max_page_count`: a cap on the file's size (in pages of 4 KiB); writes beyond it fail with

@@ -1,15 +1,26 @@
 package import DocumentStoreKit
 package import GRDB
 
-/// Compiles a `DocumentQuery` to SQL over `tether_documents`, with SQLite's JSON functions and bound parameters
-/// only: paths and literals travel as arguments, never as SQL text. Every condition evaluates to 0 or 1 (never
-/// NULL), so `NOT` and `OR` behave as in `DocumentPredicate.matches(_:)`.
+/// Compiles a `DocumentQuery` to SQL over `tether_documents`, with SQLite's JSON functions and bound parameters:
+/// literals always travel as arguments, never as SQL text, and so do paths — except the paths of declared indexes
+/// (`indexed`), which the application named in its schema and `DocumentPath` limits to letters, digits, `_` and
+/// `-`: SQLite uses an expression index only for the very expression it was built on, `json_extract(body,
+/// '$."store_id"')`, never for one whose path is a parameter. Every condition evaluates to 0 or 1 (never NULL), so
+/// `NOT` and `OR` behave as in `DocumentPredicate.matches(_:)`.
 package struct SQLiteQueryCompiler {
     private(set) var arguments: [(any DatabaseValueConvertible)?] = []
+    /// The paths of the collection's declared indexes, written into the SQL so that the indexes apply.
+    let indexed: Set<DocumentPath>
+
+    init(indexed: Set<DocumentPath> = []) {
+        self.indexed = indexed
+    }
 
     /// `SELECT id, body … WHERE … ORDER BY … LIMIT … OFFSET …`.
-    package static func select(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
-        var compiler = SQLiteQueryCompiler()
+    package static func select(
+        _ query: DocumentQuery, indexed: Set<DocumentPath> = []
+    ) -> (sql: String, arguments: StatementArguments) {
+        var compiler = SQLiteQueryCompiler(indexed: indexed)
         compiler.arguments.append(query.collection)
         let condition = compiler.condition(query.predicate)
         var sql = "SELECT id, body FROM tether_documents WHERE collection = ? AND (\(condition)) ORDER BY "
@@ -29,8 +40,10 @@ package struct SQLiteQueryCompiler {
     }
 
     /// `SELECT count(*) … WHERE …`.
-    package static func count(_ query: DocumentQuery) -> (sql: String, arguments: StatementArguments) {
-        var compiler = SQLiteQueryCompiler()
+    package static func count(
+        _ query: DocumentQuery, indexed: Set<DocumentPath> = []
+    ) -> (sql: String, arguments: StatementArguments) {
+        var compiler = SQLiteQueryCompiler(indexed: indexed)
         compiler.arguments.append(query.collection)
         let condition = compiler.condition(query.predicate)
         return (
@@ -42,6 +55,12 @@ package struct SQLiteQueryCompiler {
     /// The JSON path for SQLite: `$."a"."b"` (components are letters, digits, `_` and `-` only).
     static func jsonPath(_ path: DocumentPath) -> String {
         "$" + path.components.map { ".\"\($0)\"" }.joined()
+    }
+
+    /// The expression a declared index is built on, and that queries on its path use: `json_extract(body,
+    /// '$."a"."b"')`. Safe as SQL text because a path's components are letters, digits, `_` and `-` only.
+    static func indexedValue(_ path: DocumentPath) -> String {
+        "json_extract(body, '\(jsonPath(path))')"
     }
 
     // MARK: Conditions
@@ -109,16 +128,38 @@ package struct SQLiteQueryCompiler {
         return "(" + groups.joined(separator: " \(op) ") + ")"
     }
 
+    /// The longest list an indexed membership writes out as parameters (SQLite allows 32,766 in all).
+    static let maximumIndexedList = 64
+
     /// Typed membership in a list of any length, with the list as one bound JSON array (SQLite limits the number
     /// of `?`s and the depth of an `OR` chain): equal, as ``equal(_:_:)`` decides, to one of its elements.
     mutating func isIn(_ path: DocumentPath, _ literals: [ScalarValue]) -> String {
         // Arguments are appended in the order their `?`s appear in the text.
-        arguments.append("[" + literals.map(\.description).joined(separator: ",") + "]")
-        var sql = "EXISTS (SELECT 1 FROM json_each(?) AS v WHERE CASE WHEN v.type IN ('integer', 'real') THEN "
+        let list = "[" + literals.map(\.description).joined(separator: ",") + "]"
+        var sql = ""
+        if indexed.contains(path), literals.count <= Self.maximumIndexedList {
+            // A membership an index can serve, one lookup per element, written as a list of parameters: the
+            // planner cannot tell how long a json_each list is, and passes the index over. The typed check below
+            // still decides.
+            for literal in literals {
+                switch literal {
+                case .number(let number): arguments.append(number)
+                case .string(let string): arguments.append(string)
+                case .bool(let flag): arguments.append(flag ? 1 : 0)
+                case .null: arguments.append(nil)
+                }
+            }
+            let marks = Array(repeating: "?", count: literals.count).joined(separator: ", ")
+            // JSON null, and a missing field, read as SQL NULL, which no list matches.
+            let nulls = literals.contains(.null) ? " OR \(Self.indexedValue(path)) IS NULL" : ""
+            sql += "(\(Self.indexedValue(path)) IN (\(marks))\(nulls)) AND "
+        }
+        arguments.append(list)
+        sql += "EXISTS (SELECT 1 FROM json_each(?) AS v WHERE CASE WHEN v.type IN ('integer', 'real') THEN "
         sql += "\(typeOf(path)) IN ('integer', 'real') AND \(value(path)) = v.value "
         sql += "WHEN v.type = 'text' THEN \(typeOf(path)) = 'text' AND \(value(path)) = v.value "
         sql += "ELSE \(typeOf(path)) = v.type END)"
-        return sql
+        return indexed.contains(path) ? "(" + sql + ")" : sql
     }
 
     /// Typed equality; a missing field is null.
@@ -176,11 +217,13 @@ package struct SQLiteQueryCompiler {
 
     /// The field's JSON type, with a missing field as 'null'.
     mutating func typeOf(_ path: DocumentPath) -> String {
+        if indexed.contains(path) { return "IFNULL(json_type(body, '\(Self.jsonPath(path))'), 'null')" }
         arguments.append(Self.jsonPath(path))
         return "IFNULL(json_type(body, ?), 'null')"
     }
 
     mutating func value(_ path: DocumentPath) -> String {
+        if indexed.contains(path) { return Self.indexedValue(path) }
         arguments.append(Self.jsonPath(path))
         return "json_extract(body, ?)"
     }

@@ -9,6 +9,8 @@ struct SQLiteReader: DocumentReader {
     let file: String
     /// Told of each stored row that no longer reads as a document; the row is left out of query results.
     var unreadable: UnreadableRows?
+    /// The declared indexes, whose paths the compiled queries write out.
+    var indexes: DeclaredIndexes?
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
         try CollectionName.validate(collection)
@@ -23,7 +25,8 @@ struct SQLiteReader: DocumentReader {
     func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
         try query.checkRunnable()
         return try guarding(collection: query.collection) {
-            let (sql, arguments) = SQLiteQueryCompiler.select(query)
+            let indexed = indexes?.paths(in: query.collection) ?? []
+            let (sql, arguments) = SQLiteQueryCompiler.select(query, indexed: indexed)
             let statement = try db.cachedStatement(sql: sql)
             let rows = try Row.fetchCursor(statement, arguments: arguments)
             var documents: [StoredDocument] = []
@@ -47,7 +50,8 @@ struct SQLiteReader: DocumentReader {
     func count(matching query: DocumentQuery) throws -> Int {
         try query.checkRunnable()
         return try guarding(collection: query.collection) {
-            let (sql, arguments) = SQLiteQueryCompiler.count(query)
+            let indexed = indexes?.paths(in: query.collection) ?? []
+            let (sql, arguments) = SQLiteQueryCompiler.count(query, indexed: indexed)
             return try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments) ?? 0
         }
     }
@@ -95,8 +99,11 @@ final class SQLiteTransaction: TransactionReading {
     /// The last collection name validated: a batch into one collection checks it once.
     private var validatedCollection: String?
 
-    init(db: Database, file: String, tracker: ChangeTracker, unreadable: UnreadableRows? = nil) {
-        self.reader = SQLiteReader(db: db, file: file, unreadable: unreadable)
+    init(
+        db: Database, file: String, tracker: ChangeTracker, unreadable: UnreadableRows? = nil,
+        indexes: DeclaredIndexes? = nil
+    ) {
+        self.reader = SQLiteReader(db: db, file: file, unreadable: unreadable, indexes: indexes)
         self.tracker = tracker
     }
 

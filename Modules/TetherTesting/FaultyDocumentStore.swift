@@ -47,6 +47,16 @@ public final class FaultyDocumentStore: DocumentStore {
     /// The base store's feed.
     public var changes: ChangeFeed { base.changes }
 
+    /// Declares the index on the base store, untouched by faults.
+    public func createIndex(_ index: DocumentIndex) async throws {
+        try await base.createIndex(index)
+    }
+
+    /// The base store's indexes.
+    public func declaredIndexes() async throws -> [DocumentIndex] {
+        try await base.declaredIndexes()
+    }
+
     /// Runs `body` in a write transaction of `base`, unless this write is drawn to fail.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {

@@ -53,8 +53,9 @@ struct LoadingTests {
                 return all
             }
             #expect(requests.count == 1 && requests.first! != nil)
-            #expect(fixture.requestCount("/items") == 1)
+            // The load's task sends on its own time: its reply's delay, asleep on the clock, says it has.
             #expect(await fixture.clock.waitForSleepers(1))
+            #expect(fixture.requestCount("/items") == 1)
             fixture.clock.advance(by: .seconds(1))
             _ = await items.loadIfNeeded()?.outcome
             #expect(items.loadIfNeeded() == nil)
