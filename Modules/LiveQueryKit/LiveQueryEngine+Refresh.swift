@@ -25,9 +25,11 @@ extension LiveQueryEngine {
         }
         for (query, evaluation) in candidates {
             // A failing query is run again at each commit that touches its collection, until it succeeds.
-            let refreshed =
-                evaluation.isFailing || changes.hasUnknownChanges
-                ? .rerun : await refresh(query, evaluation, changes: changes)
+            let refreshed: Refresh =
+                evaluation.isFailing
+                ? .rerun(.failure)
+                : changes.hasUnknownChanges
+                    ? .rerun(.unknownChanges) : await refresh(query, evaluation, changes: changes)
             switch refreshed {
             case .irrelevant(let commit):
                 state.withLock { state in
@@ -39,7 +41,17 @@ extension LiveQueryEngine {
                 }
             case .incremental(let documents, let commit):
                 publish(documents, commit: commit, for: query, incremental: true)
-            case .rerun:
+            case .rerun(let reason):
+                state.withLock { state in
+                    switch reason {
+                    case .laterCommit: state.statistics.reruns.laterCommit += 1
+                    case .offset: state.statistics.reruns.offset += 1
+                    case .windowRefill: state.statistics.reruns.windowRefill += 1
+                    case .manyChanges: state.statistics.reruns.manyChanges += 1
+                    case .unknownChanges: state.statistics.reruns.unknownChanges += 1
+                    case .failure: state.statistics.reruns.failure += 1
+                    }
+                }
                 await evaluate(query)
             }
         }
@@ -50,8 +62,13 @@ extension LiveQueryEngine {
         case irrelevant(commit: UInt64?)
         /// The result at `commit`, computed from the changed documents.
         case incremental([Document], commit: UInt64)
-        /// Run the query.
-        case rerun
+        /// Run the query, for this reason.
+        case rerun(RerunReason)
+    }
+
+    /// Why a query must run again (counted in ``LiveQueryStatistics/Reruns``).
+    enum RerunReason {
+        case laterCommit, offset, windowRefill, manyChanges, unknownChanges, failure
     }
 
     /// Decides how the changes reach the query's result. The changed documents are read with the read's commit
@@ -59,7 +76,7 @@ extension LiveQueryEngine {
     /// applying the changed documents to the result gives exactly the query's result at that commit.
     func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, changes: ChangeSet) async -> Refresh {
         let changed = changes.changes(in: query.collection)
-        guard changed.count <= Self.relevanceCheckLimit else { return .rerun }
+        guard changed.count <= Self.relevanceCheckLimit else { return .rerun(.manyChanges) }
         let read: (commit: UInt64, documents: [String: StoredDocument])
         do {
             read = try await documents.read { reader in
@@ -73,20 +90,24 @@ extension LiveQueryEngine {
             logger.debug(
                 "live query: could not read changed documents; running the query again",
                 metadata: ["error": "\(error)"])
-            return .rerun
+            return .rerun(.failure)
         }
         let wasIn = changed.keys.contains(where: evaluation.ids.contains)
         let matchesNow = read.documents.values.contains { query.predicate.matches($0.body) }
+        // With an offset, a document before the window is in no result yet moves the window when it comes or goes,
+        // and whether it matched before is not known: any change may alter the result.
+        guard query.offset == 0 else { return .rerun(.offset) }
         guard wasIn || matchesNow else {
             // The result stays right through these commits for every document they touched, except any that
             // changed again later — and those are in a later change set, to be taken from their current state.
             let contiguous = changes.commits.lowerBound <= evaluation.commit + 1
             return .irrelevant(commit: contiguous ? changes.commits.upperBound : nil)
         }
-        guard read.commit == changes.commits.upperBound, changes.commits.lowerBound <= evaluation.commit + 1,
-            query.offset == 0,
-            let documents = Self.merge(changed.keys, read.documents, into: evaluation.documents, query: query)
-        else { return .rerun }
+        guard read.commit == changes.commits.upperBound else { return .rerun(.laterCommit) }
+        guard changes.commits.lowerBound <= evaluation.commit + 1 else { return .rerun(.unknownChanges) }
+        guard let documents = Self.merge(changed.keys, read.documents, into: evaluation.documents, query: query) else {
+            return .rerun(.windowRefill)
+        }
         return .incremental(documents, commit: read.commit)
     }
 

@@ -2,6 +2,9 @@
 public struct LiveQueryStatistics: Sendable, Hashable {
     /// Queries run against the store (initial results and re-evaluations).
     public var evaluations = 0
+    /// Of the evaluations, those that re-ran a query already evaluated because its result could not be brought up to
+    /// date from the changed documents, by reason: the full rescans to drive towards zero.
+    public var reruns = Reruns()
     /// Results brought up to date from the changed documents alone, without running the query.
     public var incrementalUpdates = 0
     /// Commits' changes that touched an observed collection but could not affect a query's result, so it was not
@@ -18,4 +21,24 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var rounds = 0
     /// The last commit the live queries have caught up with (see `Store.waitForLiveQueries(through:)`).
     public var caughtUpCommit: UInt64 = 0
+
+    /// Why queries were run again instead of brought up to date from the changed documents.
+    public struct Reruns: Sendable, Hashable {
+        /// The read of the changed documents saw a later commit than the change set's last.
+        public var laterCommit = 0
+        /// The query has an offset: which documents fall before it is not known from the result.
+        public var offset = 0
+        /// A document left a full window, which must be refilled from the store.
+        public var windowRefill = 0
+        /// The change set named more documents than the engine reads one by one.
+        public var manyChanges = 0
+        /// The change set's changes were unknown (pruned from a change log before this process read them), or it
+        /// does not follow on from the result.
+        public var unknownChanges = 0
+        /// The query failed at its last evaluation, or the changed documents could not be read.
+        public var failure = 0
+
+        /// Every rerun.
+        public var total: Int { laterCommit + offset + windowRefill + manyChanges + unknownChanges + failure }
+    }
 }

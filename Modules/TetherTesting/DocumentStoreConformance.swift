@@ -14,7 +14,8 @@ import TetherJSON
 /// ```
 public enum DocumentStoreConformance {
     /// Every check.
-    public static let checks: [DocumentStoreCheck] = basicChecks + feedChecks + badInputChecks + queryChecks
+    public static let checks: [DocumentStoreCheck] =
+        basicChecks + feedChecks + badInputChecks + queryChecks + indexChecks
 }
 
 /// One rule, runnable against a store.

@@ -24,6 +24,16 @@ enum LiveQueryKitSnippets {
         return (store, scratch)
     }
 
+    static func createIndex(store: Store) async throws {
+        // snippet: LiveQueryKit.create-index
+        try await store.collection("items").createIndex(["store_id", "name"])
+        // Served by it: `store_id == $args.sid`, sorted by name, limited — and the live queries' re-evaluations.
+        let firstPage = store.collection("items").find("store_id == $args.sid", args: ["sid": "abc123"])
+            .sort("name").limit(100)
+        // end snippet
+        _ = firstPage
+    }
+
     static func write(store: Store) async throws -> (StoreCollection, String) {
         // snippet: LiveQueryKit.write
         let items = store.collection("items")

@@ -8,7 +8,8 @@ import TetherJSON
 import TetherTestingTraits
 
 /// Security: no user text is ever part of SQL. Every value and every path a query names travels as a bound
-/// argument; the SQL text is built from fixed fragments only.
+/// argument; the SQL text is built from fixed fragments only — and from the paths of indexes the application
+/// declared, which `DocumentPath` limits to letters, digits, `_` and `-`.
 @Suite("SQL is never built from user text", .leakChecked)
 struct SQLInjectionTests {
     static let hostile = [
@@ -42,6 +43,26 @@ struct SQLInjectionTests {
                     #expect(!arguments.isEmpty, "the values and the path travel as arguments")
                 }
             }
+        }
+    }
+
+    @Test("The paths of declared indexes are the only text written into the SQL; values stay bound")
+    func indexedPathsAreTheOnlyText() throws {
+        let indexed = try DocumentPath("store_id")
+        let other = try DocumentPath("outer-part")
+        for text in Self.hostile {
+            let query = try DocumentQuery(
+                collection: "items",
+                predicate: .and([
+                    .compare(indexed, .equal, .string(text)), .isIn(indexed, [.string(text), .null]),
+                    .compare(other, .equal, .string(text)),
+                ]),
+                sort: [DocumentSort(indexed)], limit: 5)
+            let (sql, arguments) = SQLiteQueryCompiler.select(query, indexed: [indexed])
+            #expect(!sql.contains(text), "the SQL contains user text: \(sql)")
+            #expect(sql.contains("json_extract(body, '$.\"store_id\"')"), "the declared path is written out")
+            #expect(!sql.contains("outer-part"), "an undeclared path stays a parameter: \(sql)")
+            #expect(!arguments.isEmpty)
         }
     }
 
