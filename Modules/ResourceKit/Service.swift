@@ -25,7 +25,8 @@ public import Foundation
 ///   outside the service.
 /// - Eligible resources are deallocated only when the cache is flushed: ``flushUnused()`` (called by a
 ///   `MemoryPressureMonitor` under memory pressure — see ``memoryPressureMonitor(source:)``), the cache's count
-///   limit, or ``wipeResources(matching:)``. Until then they keep their data, ready for the next lookup.
+///   limit, or a wipe (``wipeResources(matching:)-(ConfigurationPattern)``). Until then they keep their data, ready
+///   for the next lookup.
 ///
 /// Keep the service for as long as you use its resources, as you would in Siesta. When the last reference to a
 /// `Service` goes, it is freed at once — no flush needed — and with it every resource nobody else references,
