@@ -1,3 +1,4 @@
+import DocumentStoreKit
 public import EntityCacheKit
 import Foundation
 public import LiveQueryKit
@@ -92,6 +93,12 @@ public final class AssembledPipeline: Sendable {
         self.memoryPressureSource = memoryPressureSource
         self.lifecycleServices = lifecycleServices
         self.pressure = pressure
+    }
+
+    /// Builds the indexes `indexes:` declares, on the store, now (the service group does it when it starts;
+    /// building one that exists does nothing). For an application that runs no `ServiceGroup`.
+    public func createDeclaredIndexes() async throws {
+        for index in configuration.indexes.compactMap(\.index) { try await store.documents.createIndex(index) }
     }
 
     /// The service named `name`.
@@ -213,6 +220,11 @@ public final class AssembledPipeline: Sendable {
         let store = Store(persistence.documents, logger: defaults.logger)
         let cache = persistence.entityCache.map { PersistentCache($0, logger: defaults.logger) }
         var lifecycle: [any ServiceLifecycle.Service] = persistence.lifecycle.map { [$0] } ?? []
+        let indexes = configuration.indexes.compactMap(\.index)
+        if !indexes.isEmpty {
+            // First in the group: queries started with it find their indexes built, or being built.
+            lifecycle.insert(IndexBuilder(documents: persistence.documents, indexes: indexes), at: 0)
+        }
 
         var services: [NamedService] = []
         for (name, serviceConfiguration) in configuration.services {

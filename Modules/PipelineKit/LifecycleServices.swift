@@ -1,3 +1,4 @@
+import DocumentStoreKit
 public import MemoryPressureKit
 public import ServiceLifecycle
 import TetherConcurrency
@@ -25,6 +26,19 @@ public struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible 
             return !done
         }
         if first { try await action() }
+    }
+}
+
+/// Builds the indexes of `indexes:` when the pipeline's service group starts, then waits for shutdown.
+struct IndexBuilder: ServiceLifecycle.Service, CustomStringConvertible {
+    let documents: any DocumentStore
+    let indexes: [DocumentIndex]
+
+    var description: String { "indexes (\(indexes.map(\.description).joined(separator: ", ")))" }
+
+    func run() async throws {
+        for index in indexes { try await documents.createIndex(index) }
+        try? await gracefulShutdown()
     }
 }
 

@@ -4,7 +4,7 @@ import MemoryPressureKit
 /// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
 /// Load one with ``ConfigurationLoader``, then `Pipeline.assemble(_:defaults:)` it.
 ///
-/// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, and any
+/// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, `indexes`, and any
 /// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).
 public struct PipelineConfiguration: Decodable, Sendable {
     /// The services, in file order.
@@ -20,6 +20,8 @@ public struct PipelineConfiguration: Decodable, Sendable {
     public var delivery: DeliveryConfiguration
     /// The live queries, in file order.
     public var liveQueries: [LiveQueryConfiguration]
+    /// The indexes the store builds, in file order.
+    public var indexes: [IndexConfiguration]
     /// Registered extra sections, decoded, by name.
     public var sections: [String: any Sendable]
     /// The file it came from, if any.
@@ -38,6 +40,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         case memoryPressure = "memory_pressure"
         case delivery
         case liveQueries = "live_queries"
+        case indexes
     }
 
     /// A configuration with no services and every default.
@@ -47,6 +50,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         memoryPressure = MemoryPressureConfiguration()
         delivery = DeliveryConfiguration()
         liveQueries = []
+        indexes = []
         sections = [:]
         file = nil
         baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -67,6 +71,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         memoryPressure = try settings.decode(.memoryPressure, default: memoryPressure)
         delivery = try settings.decode(.delivery, default: delivery)
         liveQueries = try settings.decodeList(.liveQueries, as: LiveQueryConfiguration.self)
+        indexes = try settings.decodeList(.indexes, as: IndexConfiguration.self)
         var names = Set<String>()
         for (index, query) in liveQueries.enumerated() where !names.insert(query.name).inserted {
             let first = liveQueries.firstIndex { $0.name == query.name } ?? 0

@@ -179,6 +179,34 @@ struct AssemblyTests {
         }
     }
 
+    @Test("indexes: are built by the pipeline — first in its service group, or on request — once each")
+    func declaredIndexes() async throws {
+        let configuration = try load(
+            """
+            persistence: { type: memory }
+            indexes:
+              - collection: items
+                fields: [store_id, name]
+              - collection: orders
+                fields: [customer.id]
+            """)
+        try await withPipeline(configuration) { pipeline, _ in
+            #expect(try await pipeline.store.documents.declaredIndexes().isEmpty, "nothing built at assembly")
+            #expect(
+                pipeline.lifecycleServices.first.map { "\($0)" }
+                    == "indexes (items(store_id, name), orders(customer.id))")
+            // The group builds them when it starts: the application sees them built, then lets the group end.
+            let documents = pipeline.store.documents
+            let app = ApplicationService { try await eventually { try await documents.declaredIndexes().count == 2 } }
+            try await pipeline.serviceGroup(running: app, logger: Logger(label: "test")).run()
+            try await pipeline.createDeclaredIndexes()
+            #expect(
+                try await pipeline.store.documents.declaredIndexes().map(\.description) == [
+                    "items(store_id, name)", "orders(customer.id)",
+                ])
+        }
+    }
+
     @Test("Memory pressure lets go of unobserved resources in every service, and keeps observed ones")
     func memoryPressure() async throws {
         let configuration = try load(

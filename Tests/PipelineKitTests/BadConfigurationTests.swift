@@ -183,6 +183,27 @@ struct BadConfigurationTests {
         #expect(found.last?.message == "a rule matches by `pattern` or by `regex`, not both")
     }
 
+    @Test("indexes: a bad collection, a field that is not a path, a field named twice, none at all — each at its line")
+    func badIndexes() {
+        let found = issues(
+            """
+            indexes:
+              - collection: 1items
+                fields: [name]
+              - collection: items
+                fields: [store_id, "store id", store_id]
+              - collection: items
+                fields: []
+            """)
+        #expect(
+            found.map(\.path) == [
+                "indexes[0].collection", "indexes[1].fields[1]", "indexes[1].fields[2]", "indexes[2].fields",
+            ])
+        #expect(found.map(\.line) == [2, 5, 5, 7])
+        #expect(found[1].message.contains("'store id' is not a field path"))
+        #expect(found[2].message == "'store_id' is named twice in the index")
+    }
+
     @Test("An unknown key with nothing close lists the known keys")
     func unknownKeyWithoutSuggestion() {
         let found = issues("memory_pressure:\n  zebra: 1\n")
