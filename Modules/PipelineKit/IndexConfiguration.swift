@@ -26,14 +26,7 @@ public struct IndexConfiguration: Decodable, Sendable {
     /// Decodes and checks an index.
     public init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
-        collection = try settings.require(.collection, as: String.self) ?? ""
-        if settings.contains(.collection) {
-            do {
-                try CollectionName.validate(collection)
-            } catch {
-                try settings.invalid(.collection, error.message)
-            }
-        }
+        collection = try settings.collectionName(.collection)
         fields = try settings.require(.fields, as: [String].self) ?? []
         if settings.contains(.fields), fields.isEmpty {
             try settings.invalid(.fields, "an index needs at least one field")

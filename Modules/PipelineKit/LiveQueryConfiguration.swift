@@ -43,14 +43,7 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
     public init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         name = try settings.require(.name, as: String.self) ?? ""
-        collection = try settings.require(.collection, as: String.self) ?? ""
-        if settings.contains(.collection) {
-            do {
-                try CollectionName.validate(collection)
-            } catch {
-                try settings.invalid(.collection, error.message)
-            }
-        }
+        collection = try settings.collectionName(.collection)
         query = try settings.decode(.query, as: String.self)
         args = try settings.decode(.args, default: [:])
         if let query {

@@ -38,6 +38,7 @@ struct ManualTimeSourceTests {
         let clock = ManualTimeSource()
         for _ in 0..<50 { clock.advance(by: .milliseconds(20)) }
         #expect(clock.elapsed == .seconds(1), "through a Date, fifty steps fell short by about 1 µs")
+        // On the ManualTimeSource: it waits for a step of the clock, not for time to pass.
         let sleeper = Task { try await clock.sleep(for: .milliseconds(20)) }
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(20))
