@@ -1,4 +1,6 @@
+import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import TetherClock
 
@@ -7,29 +9,43 @@ import TetherClock
 @Suite("ManualTimeSource")
 struct ManualTimeSourceTests {
     /// Records the order in which sleepers woke.
-    actor Wakes {
-        var order: [Int] = []
-        func append(_ value: Int) { order.append(value) }
+    final class Wakes: Sendable {
+        private let list = Mutex<[Int]>([])
+        func append(_ value: Int) { list.withLock { $0.append(value) } }
+        var order: [Int] { list.withLock { $0 } }
+    }
+
+    /// Runs tasks one job at a time, in the order their jobs arrive.
+    final class SerialTaskExecutor: TaskExecutor {
+        private let queue = DispatchQueue(label: "tether.clock-tests.serial")
+
+        func enqueue(_ job: consuming ExecutorJob) {
+            let job = UnownedJob(job)
+            queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        }
     }
 
     @Test("Advancing wakes the sleepers due by then, earliest first, and no one else")
     func advanceWakesInOrder() async throws {
         let clock = ManualTimeSource()
         let wakes = Wakes()
+        // The sleepers run on one serial queue, so that they record their wakes in the order the clock resumed
+        // them (on the cooperative pool, two resumed at once would race to record).
+        let serial = SerialTaskExecutor()
         let tasks = [3, 1, 2].map { seconds in
-            Task {
+            Task(executorPreference: serial) {
                 try await clock.sleep(for: .seconds(seconds))
-                await wakes.append(seconds)
+                wakes.append(seconds)
             }
         }
         #expect(await clock.waitForSleepers(3))
         clock.advance(by: .seconds(2))
         for task in tasks[1...2] { try await task.value }
-        #expect(await wakes.order == [1, 2])
+        #expect(wakes.order == [1, 2])
         #expect(clock.sleeperCount == 1, "the 3 s sleeper is still asleep")
         clock.advance(by: .seconds(1))
         try await tasks[0].value
-        #expect(await wakes.order == [1, 2, 3])
+        #expect(wakes.order == [1, 2, 3])
         #expect(clock.elapsed == .seconds(3))
     }
 
