@@ -54,8 +54,8 @@ struct ManualTimeSourceTests {
         let clock = ManualTimeSource()
         for _ in 0..<50 { clock.advance(by: .milliseconds(20)) }
         #expect(clock.elapsed == .seconds(1), "through a Date, fifty steps fell short by about 1 µs")
-        // On the ManualTimeSource: it waits for a step of the clock, not for time to pass.
-        let sleeper = Task { try await clock.sleep(for: .milliseconds(20)) }
+        // A sleep on the manual clock, the thing under test: it returns when the clock is stepped, not with time.
+        let sleeper = Task { try await (clock as ManualTimeSource).sleep(for: .milliseconds(20)) }
         #expect(await clock.waitForSleepers(1))
         clock.advance(by: .milliseconds(20))
         #expect(clock.sleeperCount == 0, "woken by one step")
