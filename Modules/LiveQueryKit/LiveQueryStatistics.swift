@@ -24,7 +24,8 @@ public struct LiveQueryStatistics: Sendable, Hashable {
 
     /// Why queries were run again instead of brought up to date from the changed documents.
     public struct Reruns: Sendable, Hashable {
-        /// The read of the changed documents saw a later commit than the change set's last.
+        /// The read of the changed documents saw later commits than the change set's last, whose changes had not yet
+        /// reached the engine (another process committed them, or their publication had not yet arrived).
         public var laterCommit = 0
         /// The query has an offset: which documents fall before it is not known from the result.
         public var offset = 0
@@ -40,5 +41,26 @@ public struct LiveQueryStatistics: Sendable, Hashable {
 
         /// Every rerun.
         public var total: Int { laterCommit + offset + windowRefill + manyChanges + unknownChanges + failure }
+    }
+}
+
+extension LiveQueryStatistics {
+    /// Why a query must run again: one of ``Reruns``' counts.
+    enum RerunReason {
+        case laterCommit, offset, windowRefill, manyChanges, unknownChanges, failure
+    }
+}
+
+extension LiveQueryStatistics.Reruns {
+    /// Counts one rerun for `reason`.
+    mutating func count(_ reason: LiveQueryStatistics.RerunReason) {
+        switch reason {
+        case .laterCommit: laterCommit += 1
+        case .offset: offset += 1
+        case .windowRefill: windowRefill += 1
+        case .manyChanges: manyChanges += 1
+        case .unknownChanges: unknownChanges += 1
+        case .failure: failure += 1
+        }
     }
 }

@@ -11,7 +11,7 @@ import TetherTestingTraits
 @Suite("Live queries against a brute-force model, on random writes", .timeLimit(.minutes(2)), .leakChecked)
 struct PropertyTests {
     /// One write, decoded from a random number: upsert or remove of one of 10 documents, in one of 3 groups.
-    struct Write: CustomStringConvertible {
+    struct Write: CustomStringConvertible, Sendable {
         let remove: Bool
         let id: String
         let group: Int
@@ -87,6 +87,84 @@ struct PropertyTests {
             if index == 0 { #expect(entry.event == .initial) } else { #expect(!entry.event.isInitial) }
         }
         await liveQuery.stop()
+    }
+
+    /// Writers at once — so the engine's reads land after commits it has not yet applied — and three queries over
+    /// the same collection: each observer's results are the query's at committed states, in commit order (each one
+    /// no earlier than the one before), and the last is the final state. Each write's commit number comes from its
+    /// own transaction, so the model applies the writes in the order the store committed them.
+    static func checkConcurrent(store: Store, writers: [[Write]], queries: [Query]) async throws {
+        let items = store.collection("items")
+        let observed = try queries.map { query in
+            let received = Received()
+            var pending = items.find("g == $args.g", args: ["g": .number(Double(query.group))])
+                .sort("n", direction: query.descending ? .descending : .ascending)
+            if let limit = query.limit { pending = pending.limit(limit) }
+            return (query, received, try pending.observeLocal { received.append($0, $1) })
+        }
+        for (_, received, _) in observed { try await received.wait { $0.count == 1 } }
+
+        let committed = LockedValue<[(commit: UInt64, write: Write)]>([])
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writes in writers {
+                group.addTask {
+                    for write in writes {
+                        let commit = try await store.documents.write { transaction -> UInt64? in
+                            let before = try transaction.commitNumber()
+                            let changed =
+                                write.remove
+                                ? try transaction.remove(id: write.id, from: "items")
+                                : try transaction.upsert(
+                                    [
+                                        "_id": .string(write.id), "g": .number(Double(write.group)),
+                                        "n": .number(Double(write.n)),
+                                    ], into: "items") != nil
+                            return changed ? before + 1 : nil
+                        }
+                        if let commit { committed.withLock { $0.append((commit, write)) } }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+
+        var model: [String: (group: Int, n: Int)] = [:]
+        var states: [[[String]]] = [queries.map { $0.evaluate(model) }]
+        for (_, write) in committed.withLock({ $0 }).sorted(by: { $0.commit < $1.commit }) {
+            model[write.id] = write.remove ? nil : (write.group, write.n)
+            states.append(queries.map { $0.evaluate(model) })
+        }
+        for (index, (query, received, liveQuery)) in observed.enumerated() {
+            let final = query.evaluate(model)
+            try await received.wait { $0.last == final }
+            // Each result matched at a commit no earlier than the previous result's.
+            var position = 0
+            for (delivery, entry) in received.all.enumerated() {
+                guard let at = states[position...].firstIndex(where: { $0[index] == entry.ids }) else {
+                    let message = "\(query): delivery \(delivery) \(entry.ids) is no committed state's result"
+                    Issue.record("\(message) at or after commit \(position); writers \(writers)")
+                    break
+                }
+                position = at
+            }
+            await liveQuery.stop()
+        }
+    }
+
+    @Test(
+        "Concurrent writers, three queries, in memory and on SQLite: 40 random cases each", arguments: TestStores.kinds)
+    func concurrentWriters(kind: String) async {
+        await propertyCheck(
+            count: 40, input: Gen.int(in: 0...2999).array(of: 5...30).array(of: 3), Gen.int(in: 0...23).array(of: 3)
+        ) { writers, querySeeds in
+            do {
+                try await Self.checkConcurrent(
+                    store: try TestStores.make(kind), writers: writers.map { $0.map(Write.init) },
+                    queries: querySeeds.map(Query.init))
+            } catch {
+                Issue.record("\(error)")
+            }
+        }
     }
 
     @Test("In memory: 200 random cases")

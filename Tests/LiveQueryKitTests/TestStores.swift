@@ -1,3 +1,4 @@
+import DocumentStoreKit
 import Foundation
 import LiveQueryKit
 import SQLiteAdapter
@@ -7,11 +8,20 @@ import TetherTesting
 /// Stores for tests: in memory, and on a temporary SQLite file (removed when the process ends… or left in /tmp).
 enum TestStores {
     static func sqlite() throws -> Store {
+        try Store.sqlite(path: temporaryPath())
+    }
+
+    /// A path for a new SQLite file in a directory of its own, removed when the process ends.
+    static func temporaryPath() throws -> String {
         let directory = NSTemporaryDirectory() + "tether-livequery-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let path = directory + "/store.sqlite"
         TemporaryFiles.shared.add(directory)
-        return try Store.sqlite(path: path)
+        return directory + "/store.sqlite"
+    }
+
+    /// The document store alone, of either kind: to wrap in a test double.
+    static func documents(_ kind: String) throws -> any DocumentStore {
+        kind == "sqlite" ? try SQLiteDocumentStore(path: temporaryPath()) : InMemoryDocumentStore()
     }
 
     /// Both kinds, for parameterized tests.

@@ -1,0 +1,59 @@
+import DocumentStoreKit
+import TetherConcurrency
+
+/// The documents a round's changes touched, read together in one read of the store, for every observed collection
+/// they touched: what brings the observed results up to date without running their queries.
+///
+/// The read sees the store at ``commit``, which may be later than the round's last commit: a writer went on while
+/// the round ran. Those later commits' changes are already in the engine's inbox, or are on their way there; when
+/// the inbox holds every one of them, they are read too (``changes`` then covers ``commit``), so the results are
+/// brought up to date to the read's commit instead of being run again. They stay in the inbox: the next round
+/// applies them once more, which changes nothing that is already applied.
+struct ChangedDocuments: Sendable {
+    /// The commit the read saw.
+    var commit: UInt64
+    /// The round's changes, and the inbox's later ones when the read saw later commits and the inbox held them all.
+    var changes: ChangeSet
+    /// Each collection's changed documents as the read found them, by `_id` (a removed document is absent).
+    var found: [String: [String: StoredDocument]] = [:]
+    /// Each collection's changed `_id`s and how they changed, over ``changes``.
+    var changed: [String: [String: ChangeSet.Kind]] = [:]
+    /// Collections with more changes than ``LiveQueryEngine/relevanceCheckLimit``: not read.
+    var tooMany: Set<String> = []
+
+    /// Whether ``changes`` covers every commit up to ``commit``: whether results can be brought up to it.
+    var coversCommit: Bool { commit <= changes.commits.upperBound }
+}
+
+extension LiveQueryEngine {
+    /// Reads, in one read, every document `changes` touched in `collections` — with the changes the inbox holds
+    /// since, when the read sees commits after `changes`'.
+    func readChanged(_ changes: ChangeSet, in collections: Set<String>) async throws -> ChangedDocuments {
+        try await documents.read { [state] reader in
+            let commit = try reader.commitNumber()
+            var read = ChangedDocuments(commit: commit, changes: changes)
+            if commit > changes.commits.upperBound, let later = state.withLock({ $0.inbox.changes }),
+                !later.hasUnknownChanges, later.commits.lowerBound <= changes.commits.upperBound + 1,
+                later.commits.upperBound >= commit
+            {
+                read.changes.merge(later)
+            }
+            for collection in collections {
+                // Every changed document is read, a removed one too: one removed in a commit after the read's may
+                // still be there at the read's commit.
+                let changed = read.changes.changes(in: collection)
+                read.changed[collection] = changed
+                guard changed.count <= Self.relevanceCheckLimit else {
+                    read.tooMany.insert(collection)
+                    continue
+                }
+                var found: [String: StoredDocument] = [:]
+                for id in changed.keys {
+                    if let document = try reader.document(id: id, in: collection) { found[id] = document }
+                }
+                read.found[collection] = found
+            }
+            return read
+        }
+    }
+}

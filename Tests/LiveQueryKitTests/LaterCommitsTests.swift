@@ -1,0 +1,86 @@
+import DocumentStoreKit
+import LiveQueryKit
+import Testing
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+
+/// A read of the changed documents that lands after later commits — a writer went on while the engine worked — is
+/// brought up to the read's commit from those commits' changes, which wait in the engine's inbox, instead of
+/// running the query again.
+@Suite("Live queries: a read after later commits catches up from their changes")
+struct LaterCommitsTests {
+    static func item(_ id: String, group: String = "a") -> JSONValue {
+        ["_id": .string(id), "group": .string(group), "name": .string(id)]
+    }
+
+    @Test("Commits made while the engine's read is held reach the result without a rerun", arguments: TestStores.kinds)
+    func caughtUpFromInbox(kind: String) async throws {
+        let documents = GatedDocumentStore(base: try TestStores.documents(kind))
+        let store = Store(documents)
+        let items = store.collection("items")
+        try await store.write { transaction in
+            for id in ["a1", "a2", "a3", "b1"] {
+                try transaction.collection("items").upsert(Self.item(id, group: id.hasPrefix("a") ? "a" : "b"))
+            }
+        }
+        let received = Received()
+        let query = items.find("group == 'a'").sort("name").limit(3)
+        let liveQuery = try query.observeLocal { received.append($0, $1) }
+        try await received.wait { $0.last == ["a1", "a2", "a3"] }
+        await store.waitForLiveQueries()
+        let before = store.statistics
+
+        // The engine's read for this commit is held…
+        let gate = documents.holdNextRead()
+        _ = try await items.upsert(Self.item("a0"))
+        try await eventually { gate.isReached }
+        // …while three more commits land: one the result must take, one it must drop, one beside it.
+        _ = try await items.upsert(Self.item("a00"))
+        _ = try await items.remove(id: "a2")
+        _ = try await items.upsert(Self.item("b2", group: "b"))
+        let final = try await query.exec().map(\.id)
+        #expect(final == ["a0", "a00", "a1"])
+        gate.open()
+        await store.waitForLiveQueries()
+        try await received.wait { $0.last == final }
+
+        let statistics = store.statistics
+        #expect(statistics.reruns.total == before.reruns.total, "no rerun: \(statistics.reruns)")
+        #expect(statistics.evaluations == before.evaluations, "the query never ran again")
+        #expect(statistics.incrementalUpdates > before.incrementalUpdates)
+        // Nothing in between: the held read already saw the last commit, so the first result after it is the final.
+        #expect(received.all.dropFirst().map(\.ids) == [final], "deliveries: \(received.all.map(\.ids))")
+        await liveQuery.stop()
+    }
+
+    @Test(
+        "A window that must be refilled after later commits is run again once, and ends right",
+        arguments: TestStores.kinds)
+    func refillAfterLaterCommits(kind: String) async throws {
+        let documents = GatedDocumentStore(base: try TestStores.documents(kind))
+        let store = Store(documents)
+        let items = store.collection("items")
+        try await store.write { transaction in
+            for id in ["a1", "a2", "a3", "a4"] { try transaction.collection("items").upsert(Self.item(id)) }
+        }
+        let received = Received()
+        let query = items.find("group == 'a'").sort("name").limit(2)
+        let liveQuery = try query.observeLocal { received.append($0, $1) }
+        try await received.wait { $0.last == ["a1", "a2"] }
+        await store.waitForLiveQueries()
+        let before = store.statistics
+
+        let gate = documents.holdNextRead()
+        _ = try await items.remove(id: "a1")
+        try await eventually { gate.isReached }
+        _ = try await items.remove(id: "a2")
+        gate.open()
+        await store.waitForLiveQueries()
+        try await received.wait { $0.last == ["a3", "a4"] }
+        let reruns = store.statistics.reruns
+        #expect(reruns.windowRefill - before.reruns.windowRefill == 1, "\(reruns)")
+        #expect(reruns.laterCommit == before.reruns.laterCommit)
+        await liveQuery.stop()
+    }
+}
