@@ -1,29 +1,33 @@
+import DocumentStoreKit
 import Foundation
 import GRDB
 import LiveQueryKit
 import SQLiteAdapter
-import TetherConcurrency
 import TetherJSON
 
-/// 10,000 documents of about 256 bytes in 100 groups; the observed query is one group, sorted, limit 100.
-enum Fixture {
-    static let documentCount = 10_000
-    static let groups = 100
-    static let observedGroup = "g7"
+/// Documents of about 256 bytes in groups of 100; the observed query is one group, sorted by name, limit 100 — so
+/// every write to a document of the observed group changes the result, whatever the collection's size.
+struct Fixture: Sendable {
+    let documentCount: Int
+    var groups: Int { documentCount / 100 }
+    static let observedGroup = 7
     static let pad = String(repeating: "x", count: 170)
 
-    static func document(_ index: Int, seq: Int = -1) -> JSONValue {
+    func document(_ index: Int, seq: Int = -1) -> JSONValue {
         [
             "_id": .string("d\(index)"), "group": .string("g\(index % groups)"), "name": .string("Item \(index)"),
-            "n": .number(Double(index)), "seq": .number(Double(seq)), "pad": .string(pad),
+            "n": .number(Double(index)), "seq": .number(Double(seq)), "pad": .string(Self.pad),
         ]
     }
 
+    /// A document of group `group`, chosen by `i`.
+    func index(inGroup group: Int, _ i: Int) -> Int { group + groups * (i % 100) }
+
     /// A document of the observed group, chosen by `i`.
-    static func observedIndex(_ i: Int) -> Int { 7 + groups * (i % (documentCount / groups)) }
+    func observedIndex(_ i: Int) -> Int { index(inGroup: Self.observedGroup, i) }
 
     /// A document of another group, chosen by `i`.
-    static func otherIndex(_ i: Int) -> Int { 8 + groups * (i % (documentCount / groups)) }
+    func otherIndex(_ i: Int) -> Int { index(inGroup: Self.observedGroup + 1, i) }
 
     static func directory() -> String {
         let path = NSTemporaryDirectory() + "tether-livequery-benchmarks-\(getpid())"
@@ -31,97 +35,96 @@ enum Fixture {
         return path
     }
 
-    /// A Tether store on a new file, filled.
-    static func tetherStore() async throws -> Store {
-        let documents = try SQLiteDocumentStore(path: directory() + "/tether-\(UUID().uuidString).sqlite")
+    static func removeFiles() {
+        try? FileManager.default.removeItem(atPath: directory())
+    }
+
+    // MARK: Tether
+
+    /// A Tether store on a new file, filled, with the index the query uses declared — as LiveQueryKit's docs say.
+    func tetherStore() async throws -> Store {
+        let documents = try SQLiteDocumentStore(path: Self.directory() + "/tether-\(UUID().uuidString).sqlite")
+        let count = documentCount
         try await documents.write { transaction in
-            for index in 0..<documentCount { try transaction.upsert(document(index), into: "items") }
+            for index in 0..<count { try transaction.upsert(self.document(index), into: "items") }
         }
-        return Store(documents)
+        let store = Store(documents)
+        try await store.collection("items").createIndex(["group", "name"])
+        return store
     }
 
-    static func tetherQuery(_ store: Store) -> PendingQuery {
-        store.collection("items").find("group == $args.g", args: ["g": .string(observedGroup)]).sort("name").limit(100)
+    func tetherQuery(_ store: Store, group: Int = Fixture.observedGroup) -> PendingQuery {
+        store.collection("items").find("group == $args.g", args: ["g": .string("g\(group)")]).sort("name").limit(100)
     }
 
-    /// A GRDB pool on a new file with the same schema and documents.
-    static func grdbPool() throws -> DatabasePool {
+    func tetherWrite(_ store: Store, index: Int, seq: Int) async throws {
+        _ = try await store.collection("items").upsert(document(index, seq: seq))
+    }
+
+    // MARK: GRDB
+
+    /// A GRDB pool on a new file with the same table and documents, and the expression index a GRDB user who
+    /// queries JSON fields creates (SQLite's docs: "Indexes On Expressions"), analyzed — so each fetch reads the
+    /// group's 100 rows in order instead of scanning every body.
+    func grdbPool() throws -> DatabasePool {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         let pool = try DatabasePool(
-            path: directory() + "/grdb-\(UUID().uuidString).sqlite", configuration: configuration)
+            path: Self.directory() + "/grdb-\(UUID().uuidString).sqlite", configuration: configuration)
         try pool.write { db in
             try db.execute(
                 sql: """
-                    CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
-                    CREATE UNIQUE INDEX tether_documents_collection_id ON tether_documents(collection, id);
+                    CREATE TABLE documents (rowid INTEGER PRIMARY KEY, collection TEXT NOT NULL, id TEXT NOT NULL, body TEXT NOT NULL);
+                    CREATE UNIQUE INDEX documents_collection_id ON documents(collection, id);
+                    CREATE INDEX documents_group_name ON documents(collection, json_extract(body, '$.group'), json_extract(body, '$.name'), id);
                     """)
             for index in 0..<documentCount {
                 try db.execute(
-                    sql: "INSERT INTO tether_documents (collection, id, body) VALUES ('items', ?, ?)",
+                    sql: "INSERT INTO documents (collection, id, body) VALUES ('items', ?, ?)",
                     arguments: ["d\(index)", document(index).jsonText])
             }
+            try db.execute(sql: "ANALYZE")
         }
         return pool
     }
 
+    static let grdbSQL = """
+        SELECT body FROM documents WHERE collection = 'items' AND json_extract(body, '$.group') = ?
+        ORDER BY json_extract(body, '$.name'), id LIMIT 100
+        """
+
     /// The same query in SQL, parsed into JSON values as Tether does.
-    static func grdbFetch(_ db: Database) throws -> [JSONValue] {
-        try String.fetchAll(
-            db,
-            sql: """
-                SELECT body FROM tether_documents WHERE collection = 'items' AND json_extract(body, '$.group') = ?
-                ORDER BY json_extract(body, '$.name'), id LIMIT 100
-                """, arguments: [observedGroup]
-        ).map { try JSONValue(parsing: $0) }
+    static func grdbFetch(_ db: Database, group: Int = Fixture.observedGroup) throws -> [JSONValue] {
+        try String.fetchAll(db, sql: grdbSQL, arguments: ["g\(group)"]).map { try JSONValue(parsing: $0) }
     }
 
-    static func grdbWrite(_ pool: DatabasePool, index: Int, seq: Int) async throws {
+    /// The query plan of ``grdbSQL``, to show the index is used.
+    static func grdbPlan(_ pool: DatabasePool) throws -> String {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + grdbSQL, arguments: ["g7"]).map { $0["detail"] as String }
+                .joined(separator: "; ")
+        }
+    }
+
+    /// A GRDB user's observation of the query: the tracked region is the whole table (every row's body is JSON),
+    /// duplicates removed so an unchanged result is not delivered.
+    static func grdbObservation(group: Int = Fixture.observedGroup, fetches: Counter? = nil)
+        -> QueryObservation
+    {
+        ValueObservation.trackingConstantRegion { db -> [JSONValue] in
+            fetches?.increment()
+            return try grdbFetch(db, group: group)
+        }.removeDuplicates()
+    }
+
+    func grdbWrite(_ pool: DatabasePool, index: Int, seq: Int) async throws {
         let text = document(index, seq: seq).jsonText
         try await pool.write { db in
             try db.execute(
-                sql: "UPDATE tether_documents SET body = ? WHERE collection = 'items' AND id = ?",
+                sql: "UPDATE documents SET body = ? WHERE collection = 'items' AND id = ?",
                 arguments: [text, "d\(index)"])
         }
     }
 }
 
-/// The largest `seq` in a result: the newest commit it reflects.
-func newestSeq(_ documents: [JSONValue]) -> Int {
-    documents.reduce(-1) { max($0, $1["seq"]?.intValue ?? -1) }
-}
-
-/// Resident memory, sampled every 5 ms on a thread of its own; keeps the peak.
-final class ResidentSampler: Sendable {
-    let peak = LockedValue(0)
-    let running = LockedValue(true)
-
-    init() {
-        let thread = Thread { [self] in
-            while running.withLock({ $0 }) {
-                let now = Self.resident()
-                peak.withLock { $0 = max($0, now) }
-                Thread.sleep(forTimeInterval: 0.005)
-            }
-        }
-        thread.start()
-    }
-
-    func stop() -> Int {
-        running.withLock { $0 = false }
-        return peak.withLock { $0 }
-    }
-
-    static func resident() -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-        let fields = text.split(separator: " ")
-        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-    }
-}
-
-/// Microseconds on the monotonic clock.
-func nowMicroseconds() -> Int {
-    var time = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &time)
-    return time.tv_sec * 1_000_000 + time.tv_nsec / 1_000
-}
+typealias QueryObservation = ValueObservation<ValueReducers.RemoveDuplicates<ValueReducers.Fetch<[JSONValue]>>>

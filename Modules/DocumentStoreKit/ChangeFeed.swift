@@ -65,10 +65,13 @@ public final class ChangeFeed: Sendable {
 
     /// Publishes one commit's changes (for ``DocumentStore`` implementations: call it after the commit, in commit
     /// order, never for a rollback), under the commit number the store gave it — the number its readers report as
-    /// `DocumentReader.commit`. An empty set is not published.
-    public func publish(_ changes: [ChangeSet.Key: ChangeSet.Kind], commit: UInt64) {
+    /// `DocumentReader.commit`. An empty set is not published. Pass the changed documents as the commit left them
+    /// when they are at hand, so that consumers need not read them back (``ChangeSet/documents``).
+    public func publish(
+        _ changes: [ChangeSet.Key: ChangeSet.Kind], commit: UInt64, documents: [ChangeSet.Key: StoredDocument]? = nil
+    ) {
         guard !changes.isEmpty else { return }
-        offer(ChangeSet(commit: commit, changes: changes))
+        offer(ChangeSet(commit: commit, changes: changes, documents: documents))
     }
 
     /// Publishes that the changes of `commits` are not known (for stores whose change log lost them): every

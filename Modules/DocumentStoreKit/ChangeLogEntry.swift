@@ -12,11 +12,28 @@ public struct ChangeLogEntry: Sendable, Hashable {
     public let commit: UInt64
     /// What the commit changed.
     public let changes: [ChangeSet.Key: ChangeSet.Kind]
+    /// The changed documents as the commit left them, when the process that made it has them at hand — for its
+    /// own feed (``ChangeSet/documents``). Never written to the log; not compared.
+    public let documents: [ChangeSet.Key: StoredDocument]?
 
     /// Makes an entry.
-    public init(commit: UInt64, changes: [ChangeSet.Key: ChangeSet.Kind]) {
+    public init(
+        commit: UInt64, changes: [ChangeSet.Key: ChangeSet.Kind], documents: [ChangeSet.Key: StoredDocument]? = nil
+    ) {
         self.commit = commit
         self.changes = changes
+        self.documents = documents
+    }
+
+    /// Equal when the commit and its changes are (the documents are a copy of what the store holds).
+    public static func == (lhs: ChangeLogEntry, rhs: ChangeLogEntry) -> Bool {
+        lhs.commit == rhs.commit && lhs.changes == rhs.changes
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(commit)
+        hasher.combine(changes)
     }
 
     /// The changes as the log stores them.

@@ -47,7 +47,7 @@ public final class ChangeLogPublisher: Sendable {
                     outcome.missing = outcome.missing.map { min($0.lowerBound, gap.lowerBound)...gap.upperBound } ?? gap
                     feed.publishUnknownChanges(in: gap)
                 }
-                feed.publish(entry.changes, commit: entry.commit)
+                feed.publish(entry.changes, commit: entry.commit, documents: entry.documents)
                 last = entry.commit
                 outcome.published += 1
             }

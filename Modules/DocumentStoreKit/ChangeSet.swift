@@ -33,16 +33,28 @@ public struct ChangeSet: Sendable, Hashable {
     public private(set) var commits: ClosedRange<UInt64>
     /// Each changed document and how it changed.
     public private(set) var changes: [Key: Kind]
+    /// The changed documents as the last of ``commits`` left them, by key (a removed document has none), when the
+    /// process that committed them passed them on — so that a consumer need not read them back. Nil when not known:
+    /// commits made by another process (read from a change log), or more than ``documentLimit`` documents.
+    ///
+    /// A copy of what the store holds, not a part of what changed: two sets that report the same changes to the same
+    /// commits are equal whether they carry the documents or not.
+    public private(set) var documents: [Key: StoredDocument]?
+    /// The most documents a set carries (see ``documents``): a commit that changes more carries none, so that a
+    /// bulk import does not hold a second copy of what it wrote.
+    public static let documentLimit = 512
     /// True when what some of ``commits`` changed is not known — they were pruned from a store's change log before
     /// this process read them (it was stopped for longer than the log keeps entries): any document may have changed,
     /// and a consumer must read again what it shows. ``changes`` then holds only the changes that are known.
     public private(set) var hasUnknownChanges: Bool
 
-    /// Makes the set for one commit.
-    public init(commit: UInt64, changes: [Key: Kind]) {
+    /// Makes the set for one commit, with the changed documents as it left them when they are at hand (see
+    /// ``documents``; more than ``documentLimit`` are dropped).
+    public init(commit: UInt64, changes: [Key: Kind], documents: [Key: StoredDocument]? = nil) {
         self.commits = commit...commit
         self.changes = changes
         self.hasUnknownChanges = false
+        self.documents = documents.flatMap { $0.count <= Self.documentLimit ? $0 : nil }
     }
 
     /// Makes the set for commits whose changes are not known (see ``hasUnknownChanges``).
@@ -50,6 +62,7 @@ public struct ChangeSet: Sendable, Hashable {
         self.commits = commits
         self.changes = [:]
         self.hasUnknownChanges = true
+        self.documents = nil
     }
 
     /// The collections with a change.
@@ -77,6 +90,27 @@ public struct ChangeSet: Sendable, Hashable {
         for (key, kind) in later.changes {
             changes[key] = Kind.merging(changes[key], then: kind) ?? .removed
         }
+        // The documents are known after the merge only if both sets knew theirs: the later set's replace the
+        // earlier's, and a document the later set removed has none.
+        if var documents, let laterDocuments = later.documents, !hasUnknownChanges {
+            for (key, kind) in later.changes where kind == .removed { documents[key] = nil }
+            documents.merge(laterDocuments) { _, later in later }
+            self.documents = documents.count <= Self.documentLimit ? documents : nil
+        } else {
+            documents = nil
+        }
+    }
+
+    /// Equal when they report the same changes to the same commits, carried ``documents`` or not.
+    public static func == (lhs: ChangeSet, rhs: ChangeSet) -> Bool {
+        lhs.commits == rhs.commits && lhs.changes == rhs.changes && lhs.hasUnknownChanges == rhs.hasUnknownChanges
+    }
+
+    /// Hashes what ``==`` compares.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(commits)
+        hasher.combine(changes)
+        hasher.combine(hasUnknownChanges)
     }
 }
 

@@ -34,7 +34,7 @@ public final class InMemoryDocumentStore: DocumentStore {
                     let committed = transaction.finish()
                     if !committed.changes.isEmpty {
                         contents.withLock { $0 = (committed.contents, commit + 1) }
-                        changes.publish(committed.changes, commit: commit + 1)
+                        changes.publish(committed.changes, commit: commit + 1, documents: committed.documents)
                     }
                 } else {
                     _ = transaction.finish()
@@ -111,9 +111,24 @@ final class InMemoryTransaction: TransactionReading {
         }
     }
 
-    func finish() -> (contents: InMemoryDocumentStore.Contents, changes: [ChangeSet.Key: ChangeSet.Kind]) {
+    func finish() -> (
+        contents: InMemoryDocumentStore.Contents, changes: [ChangeSet.Key: ChangeSet.Kind],
+        documents: [ChangeSet.Key: StoredDocument]?
+    ) {
         isFinished = true
-        return (contents, changes)
+        return (contents, changes, changedDocuments)
+    }
+
+    /// The changed documents as the transaction leaves them, for the feed (none past ``ChangeSet/documentLimit``).
+    private var changedDocuments: [ChangeSet.Key: StoredDocument]? {
+        guard changes.count <= ChangeSet.documentLimit else { return nil }
+        var documents: [ChangeSet.Key: StoredDocument] = [:]
+        for key in changes.keys {
+            if let body = contents[key.collection]?[key.id] {
+                documents[key] = StoredDocument(validatedID: key.id, body: body)
+            }
+        }
+        return documents
     }
 
     private func checkOpen() throws(PersistenceError) {

@@ -1,8 +1,9 @@
 import DocumentStoreKit
 import TetherConcurrency
 
-/// The documents a round's changes touched, read together in one read of the store, for every observed collection
-/// they touched: what brings the observed results up to date without running their queries.
+/// The documents a round's changes touched, for every observed collection they touched: what brings the observed
+/// results up to date without running their queries. Commits made in this process carry their documents (see
+/// ``ChangeSet/documents``), and nothing is read; others' are read together, in one read of the store.
 ///
 /// The read sees the store at ``commit``, which may be later than the round's last commit: a writer went on while
 /// the round ran. Those later commits' changes are already in the engine's inbox, or are on their way there; when
@@ -23,6 +24,28 @@ struct ChangedDocuments: Sendable {
 
     /// Whether ``changes`` covers every commit up to ``commit``: whether results can be brought up to it.
     var coversCommit: Bool { commit <= changes.commits.upperBound }
+}
+
+extension ChangedDocuments {
+    /// The documents `changes` carries (``ChangeSet/documents``: the writer in this process passed them on), as
+    /// the last of its commits left them; nil when it carries none.
+    init?(carriedBy changes: ChangeSet, in collections: Set<String>) {
+        guard let documents = changes.documents, !changes.hasUnknownChanges else { return nil }
+        self.init(commit: changes.commits.upperBound, changes: changes)
+        for collection in collections {
+            let changed = changes.changes(in: collection)
+            self.changed[collection] = changed
+            guard changed.count <= LiveQueryEngine.relevanceCheckLimit else {
+                tooMany.insert(collection)
+                continue
+            }
+            var found: [String: StoredDocument] = [:]
+            for id in changed.keys {
+                if let document = documents[ChangeSet.Key(collection: collection, id: id)] { found[id] = document }
+            }
+            self.found[collection] = found
+        }
+    }
 }
 
 extension LiveQueryEngine {

@@ -50,7 +50,8 @@ extension LiveQueryEngine {
         }
     }
 
-    /// The documents `changes` touched in the candidates' collections, or nil when the read failed (the queries are
+    /// The documents `changes` touched in the candidates' collections — those it carries, or else read from the
+    /// store — or nil when the read failed (the queries are
     /// then run again) or none is needed (the changes are unknown, the candidates are failing).
     private func readChanged(
         _ changes: ChangeSet, for candidates: [(DocumentQuery, Evaluation)]
@@ -58,6 +59,8 @@ extension LiveQueryEngine {
         guard !changes.hasUnknownChanges else { return nil }
         let collections = Set(candidates.lazy.filter { !$0.1.isFailing }.map(\.0.collection))
         guard !collections.isEmpty else { return nil }
+        if let carried = ChangedDocuments(carriedBy: changes, in: collections) { return carried }
+        state.withLock { $0.statistics.changedDocumentReads += 1 }
         do {
             return try await readChanged(changes, in: collections)
         } catch {

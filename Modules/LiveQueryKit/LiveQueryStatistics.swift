@@ -7,6 +7,9 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var reruns = Reruns()
     /// Results brought up to date from the changed documents alone, without running the query.
     public var incrementalUpdates = 0
+    /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
+    /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
+    public var changedDocumentReads = 0
     /// Commits' changes that touched an observed collection but could not affect a query's result, so it was not
     /// run again.
     public var skippedIrrelevant = 0

@@ -10,6 +10,8 @@ final class ChangeTracker: TransactionObserver, Sendable {
     struct Pending: Sendable {
         /// What each write meant to do, per document, merged in order.
         var intents: [ChangeSet.Key: ChangeSet.Kind] = [:]
+        /// Each document as the transaction's writes left it (none once removed): the feed's copy.
+        var documents: [ChangeSet.Key: StoredDocument] = [:]
         /// The rows each document's writes touched.
         var rows: [ChangeSet.Key: Set<Int64>] = [:]
         /// The rows SQLite reported as changed.
@@ -26,6 +28,12 @@ final class ChangeTracker: TransactionObserver, Sendable {
             for (key, kind) in intents where !(rows[key] ?? []).isDisjoint(with: changedRows) { changes[key] = kind }
             return changes
         }
+
+        /// The confirmed changes' documents, unless there are more than a change set carries.
+        func documents(of confirmed: [ChangeSet.Key: ChangeSet.Kind]) -> [ChangeSet.Key: StoredDocument]? {
+            guard confirmed.count <= ChangeSet.documentLimit else { return nil }
+            return documents.filter { confirmed[$0.key] != nil }
+        }
     }
 
     let publisher: ChangeLogPublisher
@@ -35,10 +43,12 @@ final class ChangeTracker: TransactionObserver, Sendable {
         self.publisher = publisher
     }
 
-    /// Called by the transaction, on the writer queue, after each write.
-    func record(_ kind: ChangeSet.Kind, _ key: ChangeSet.Key, row: Int64) {
+    /// Called by the transaction, on the writer queue, after each write: `document` is what it wrote (nil for a
+    /// removal).
+    func record(_ kind: ChangeSet.Kind, _ key: ChangeSet.Key, row: Int64, document: StoredDocument?) {
         pending.withLock { pending in
             pending.intents[key] = ChangeSet.Kind.merging(pending.intents[key], then: kind)
+            pending.documents[key] = document
             pending.rows[key, default: []].insert(row)
         }
     }
@@ -52,7 +62,8 @@ final class ChangeTracker: TransactionObserver, Sendable {
     /// returns the commit's entry, for the change log.
     func setCommit(_ commit: UInt64, after preceding: [ChangeLogEntry]) -> ChangeLogEntry {
         pending.withLock { pending in
-            let entry = ChangeLogEntry(commit: commit, changes: pending.confirmed)
+            let confirmed = pending.confirmed
+            let entry = ChangeLogEntry(commit: commit, changes: confirmed, documents: pending.documents(of: confirmed))
             pending.entries = preceding + [entry]
             return entry
         }

@@ -145,7 +145,8 @@ final class SQLiteTransaction: TransactionReading {
                 let event = try tracker.event(of: { try statement.execute(arguments: [collection, stored.id, text]) })
             else { return nil }
             let kind: ChangeSet.Kind = event.kind == .insert ? .inserted : .updated
-            tracker.record(kind, ChangeSet.Key(collection: collection, id: stored.id), row: event.row)
+            tracker.record(
+                kind, ChangeSet.Key(collection: collection, id: stored.id), row: event.row, document: stored)
             return kind
         }
     }
@@ -166,7 +167,9 @@ final class SQLiteTransaction: TransactionReading {
             }
             try db.cachedStatement(sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
                 .execute(arguments: [collection, stored.id, stored.body.jsonText])
-            tracker.record(.inserted, ChangeSet.Key(collection: collection, id: stored.id), row: db.lastInsertedRowID)
+            tracker.record(
+                .inserted, ChangeSet.Key(collection: collection, id: stored.id), row: db.lastInsertedRowID,
+                document: stored)
         }
     }
 
@@ -181,7 +184,7 @@ final class SQLiteTransaction: TransactionReading {
                     arguments: [collection, id])
             else { return false }
             try db.cachedStatement(sql: "DELETE FROM tether_documents WHERE rowid = ?").execute(arguments: [row])
-            tracker.record(.removed, ChangeSet.Key(collection: collection, id: id), row: row)
+            tracker.record(.removed, ChangeSet.Key(collection: collection, id: id), row: row, document: nil)
             return true
         }
     }

@@ -2,7 +2,9 @@ public import DocumentStoreKit
 import TetherConcurrency
 
 /// A document store whose next read a test can hold at a gate, before it reaches `base`: to make a reader land
-/// after commits made while it was held. Everything else is `base`'s.
+/// after commits made while it was held. Its feed relays `base`'s without the changed documents
+/// (`ChangeSet.documents`), as another process's commits arrive, so that a consumer must read them from the store.
+/// Everything else is `base`'s.
 ///
 /// ```swift
 /// let store = GatedDocumentStore(base: InMemoryDocumentStore())
@@ -15,10 +17,27 @@ import TetherConcurrency
 public final class GatedDocumentStore: DocumentStore {
     private let base: any DocumentStore
     private let nextGate = LockedValue<AsyncGate?>(nil)
+    private let relay: ChangeSubscription
 
-    /// Wraps `base`.
+    /// The feed: `base`'s change sets, without their documents.
+    public let changes = ChangeFeed()
+
+    /// Wraps `base`, whose feed must have published nothing yet (a new store).
     public init(base: any DocumentStore) {
         self.base = base
+        relay = base.changes.subscribeInline { [changes] set in
+            if set.hasUnknownChanges {
+                changes.publishUnknownChanges(in: set.commits)
+            } else {
+                changes.publish(set.changes, commit: set.commits.upperBound)
+            }
+        } finished: { [changes] in
+            changes.finish()
+        }
+    }
+
+    deinit {
+        relay.cancel()
     }
 
     /// Holds the next read at the returned gate until it is opened.
@@ -27,9 +46,6 @@ public final class GatedDocumentStore: DocumentStore {
         nextGate.withLock { $0 = gate }
         return gate
     }
-
-    /// The base store's feed.
-    public var changes: ChangeFeed { base.changes }
 
     /// Reads from `base`, after the gate if one is set for this read.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {

@@ -1,6 +1,7 @@
 import DocumentStoreKit
 import PersistenceKit
 import Testing
+import TetherJSON
 import TetherTestingTraits
 
 @Suite("Change sets, LIKE patterns and collection names", .leakChecked)
@@ -19,6 +20,37 @@ struct ChangeSetTests {
         #expect(set.commits == 1...3)
         #expect(set.collections == ["c"])
         #expect(ChangeSet.Kind.merging(.inserted, then: .updated) == .inserted)
+    }
+
+    @Test("Carried documents: the later replace the earlier, a removal drops one, one side without them drops all")
+    func carriedDocuments() throws {
+        let a = Key(collection: "c", id: "a")
+        let b = Key(collection: "c", id: "b")
+        func document(_ id: String, _ n: Double) throws -> StoredDocument {
+            try StoredDocument(["_id": .string(id), "n": .number(n)], collection: "c")
+        }
+        var set = ChangeSet(
+            commit: 1, changes: [a: .inserted, b: .inserted],
+            documents: [a: try document("a", 1), b: try document("b", 1)])
+        set.merge(ChangeSet(commit: 2, changes: [a: .updated, b: .removed], documents: [a: try document("a", 2)]))
+        #expect(set.documents == [a: try document("a", 2)])
+        #expect(
+            set
+                == ChangeSet(commit: 1, changes: [a: .inserted, b: .inserted]).merging(
+                    ChangeSet(commit: 2, changes: [a: .updated, b: .removed])), "equality ignores the documents")
+
+        // A set from another process (no documents) makes the merge's unknown.
+        set.merge(ChangeSet(commit: 3, changes: [b: .inserted]))
+        #expect(set.documents == nil)
+        set.merge(ChangeSet(commit: 4, changes: [a: .updated], documents: [a: try document("a", 4)]))
+        #expect(set.documents == nil, "once unknown, a later set cannot make them known")
+
+        // Past the limit a set carries none.
+        let many = try (0...ChangeSet.documentLimit).map { try document("d\($0)", 0) }
+        let changes = Dictionary(
+            uniqueKeysWithValues: many.map { (Key(collection: "c", id: $0.id), ChangeSet.Kind.inserted) })
+        let documents = Dictionary(uniqueKeysWithValues: many.map { (Key(collection: "c", id: $0.id), $0) })
+        #expect(ChangeSet(commit: 5, changes: changes, documents: documents).documents == nil)
     }
 
     @Test("Unknown changes are never empty, and survive merging both ways")
@@ -62,5 +94,14 @@ struct ChangeSetTests {
             #expect(error.kind == .invalidCollectionName)
             #expect(error.description.contains("''' at offset 5"))
         }
+    }
+}
+
+extension ChangeSet {
+    /// This set with `later` merged in.
+    fileprivate func merging(_ later: ChangeSet) -> ChangeSet {
+        var merged = self
+        merged.merge(later)
+        return merged
     }
 }

@@ -11,9 +11,11 @@ import TetherTestingTraits
 /// last good result stays, and a recovered store resumes deliveries at the next commit.
 @Suite("Live queries: evaluation failures reach the observer", .timeLimit(.minutes(1)), .leakChecked)
 struct FailureTests {
-    /// A store whose reads fail while `faults.readFailure` is 1.
+    /// A store whose reads fail while `faults.readFailure` is 1. Its commits reach the feed as another process's
+    /// do, without their documents, so that bringing a result up to date reads the store.
     static func faultyStore(_ kind: String) throws -> (Store, FaultyDocumentStore) {
-        let faulty = FaultyDocumentStore(base: try TestStores.make(kind).documents, faults: .init(), seed: 1)
+        let remote = GatedDocumentStore(base: try TestStores.documents(kind))
+        let faulty = FaultyDocumentStore(base: remote, faults: .init(), seed: 1)
         return (Store(faulty), faulty)
     }
 

@@ -83,4 +83,41 @@ struct LaterCommitsTests {
         #expect(reruns.laterCommit == before.reruns.laterCommit)
         await liveQuery.stop()
     }
+
+    @Test("Commits made in this process carry their documents: nothing is read back", arguments: TestStores.kinds)
+    func carriedDocuments(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        let received = Received()
+        let liveQuery = try items.find("group == 'a'").sort("name").limit(2).observeLocal { received.append($0, $1) }
+        try await received.wait { $0.count == 1 }
+        for id in ["a3", "a1", "b1", "a2"] {
+            _ = try await items.upsert(Self.item(id, group: id.hasPrefix("a") ? "a" : "b"))
+        }
+        _ = try await items.remove(id: "a3")
+        await store.waitForLiveQueries()
+        try await received.wait { $0.last == ["a1", "a2"] }
+        let statistics = store.statistics
+        #expect(statistics.changedDocumentReads == 0, "\(statistics)")
+        #expect(statistics.evaluations == 1, "only the first result ran the query")
+        await liveQuery.stop()
+    }
+
+    @Test("Another process's commits carry no documents: one read per round brings every query up to date")
+    func foreignCommitsRead() async throws {
+        let store = Store(GatedDocumentStore(base: InMemoryDocumentStore()))
+        let items = store.collection("items")
+        let first = try items.find("group == 'a'").observeLocal { _, _ in }
+        let second = try items.find("group == 'b'").observeLocal { _, _ in }
+        await store.waitForLiveQueries()
+        let before = store.statistics
+        _ = try await items.upsert(Self.item("a1"))
+        await store.waitForLiveQueries()
+        let after = store.statistics
+        #expect(after.changedDocumentReads - before.changedDocumentReads == 1, "one read for both queries")
+        #expect(after.incrementalUpdates - before.incrementalUpdates == 1)
+        #expect(after.skippedIrrelevant - before.skippedIrrelevant == 1)
+        await first.stop()
+        await second.stop()
+    }
 }

@@ -1,0 +1,101 @@
+import Benchmark
+import Dispatch
+import GRDB
+import LiveQueryKit
+
+/// 3. Irrelevant writes: 1,000 commits to documents of another group. Tether: query evaluations and result updates
+/// (target 0). GRDB: fetches (its tracked region is the table: it cannot tell).
+func irrelevantScenario(documents: Int, runs: Int) {
+    let name = "3. 1,000 irrelevant commits, \(documents / 1_000)k documents"
+    let metrics = ["Tether evaluations + updates", "GRDB fetches"].map {
+        BenchmarkMetric.custom($0, useScalingFactor: false)
+    }
+    Benchmark(name, configuration: scenario(metrics)) { benchmark in
+        let fixture = Fixture(documentCount: documents)
+        let summary = Runs(name)
+        let store = try await fixture.tetherStore()
+        let pool = try fixture.grdbPool()
+        let liveQuery = try fixture.tetherQuery(store).observeLocal { _, _ in }
+        let fetches = Counter()
+        let arrivals = Arrivals()
+        let observation = Fixture.grdbObservation(fetches: fetches).start(
+            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb")), onError: { print("\($0)") },
+            onChange: { arrivals.saw(newestSeq($0)) })
+        await store.waitForLiveQueries()
+        for run in 0..<runs {
+            let before = store.statistics
+            for i in 0..<1_000 { try await fixture.tetherWrite(store, index: fixture.otherIndex(i), seq: i) }
+            await store.waitForLiveQueries()
+            let after = store.statistics
+            summary.record(
+                benchmark, metrics[0],
+                after.evaluations + after.incrementalUpdates - before.evaluations - before.incrementalUpdates)
+
+            let fetchesBefore = fetches.count
+            for i in 0..<1_000 { try await fixture.grdbWrite(pool, index: fixture.otherIndex(i), seq: i) }
+            // A relevant commit after them, whose result marks the end: its own fetch is not counted.
+            let marker = 1_000_000 + run
+            try await fixture.grdbWrite(pool, index: fixture.observedIndex(0), seq: marker)
+            try await waitUntil { arrivals.arrived(marker) }
+            summary.record(benchmark, metrics[1], fetches.count - fetchesBefore - 1)
+        }
+        summary.printSummary()
+        await liveQuery.stop()
+        observation.cancel()
+    }
+}
+
+/// 4. Fan-out: one query, N observers, 200 commits as fast as they go. Tether: N `observeLocal` (identical queries
+/// share one evaluation). GRDB: one `SharedValueObservation` with N subscribers — its own idiom for this.
+func fanOutScenario(observers: Int, documents: Int, runs: Int) {
+    let name = "4. Fan-out to \(observers) observers, 200 commits, \(documents / 1_000)k documents"
+    let names = [
+        "Tether commit p50 (µs)", "Tether commit p99 (µs)", "Tether results computed",
+        "GRDB commit p50 (µs)", "GRDB commit p99 (µs)", "GRDB fetches",
+    ]
+    let metrics = names.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
+    Benchmark(name, configuration: scenario(metrics)) { benchmark in
+        let fixture = Fixture(documentCount: documents)
+        let summary = Runs(name)
+        let store = try await fixture.tetherStore()
+        let pool = try fixture.grdbPool()
+        let handlerQueue = DispatchQueue(label: "handlers")
+        let liveQueries = try (0..<observers).map { _ in
+            try fixture.tetherQuery(store).observeLocal(deliverOn: handlerQueue) { _, _ in }
+        }
+        let fetches = Counter()
+        let shared = Fixture.grdbObservation(fetches: fetches).shared(
+            in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb")))
+        let arrivals = Arrivals()
+        let subscriptions = (0..<observers).map { _ in
+            shared.start(onError: { print("\($0)") }, onChange: { arrivals.saw(newestSeq($0)) })
+        }
+        await store.waitForLiveQueries()
+        for run in 0..<runs {
+            let seqBase = run * 200
+            let before = store.statistics
+            let tether = try await pacedRun(
+                rate: 1_000_000, count: 200, seqBase: seqBase, arrivals: nil, group: { _ in 0 }
+            ) { i, seq in try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq) }
+            await store.waitForLiveQueries()
+            let after = store.statistics
+            summary.record(benchmark, metrics[0], percentile(50, tether.commits))
+            summary.record(benchmark, metrics[1], percentile(99, tether.commits))
+            summary.record(
+                benchmark, metrics[2],
+                after.evaluations + after.incrementalUpdates - before.evaluations - before.incrementalUpdates)
+
+            let fetchesBefore = fetches.count
+            let grdb = try await pacedRun(
+                rate: 1_000_000, count: 200, seqBase: seqBase, arrivals: observers > 0 ? arrivals : nil,
+                group: { _ in 0 }
+            ) { i, seq in try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq) }
+            summary.record(benchmark, metrics[3], percentile(50, grdb.commits))
+            summary.record(benchmark, metrics[4], percentile(99, grdb.commits))
+            summary.record(benchmark, metrics[5], fetches.count - fetchesBefore)
+        }
+        summary.printSummary()
+        for liveQuery in liveQueries { await liveQuery.stop() }
+        for subscription in subscriptions { subscription.cancel() }
+    }
+}

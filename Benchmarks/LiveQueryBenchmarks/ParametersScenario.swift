@@ -1,0 +1,99 @@
+import Benchmark
+import Dispatch
+import GRDB
+import LiveQueryKit
+
+/// 5. 1,000 observers over 100 parameters (10 per group, every group observed), 1,000 commits/s, each commit to a
+/// document of one group. Tether: 1,000 `observeLocal` with `$args` — 100 distinct queries. GRDB: 100
+/// `SharedValueObservation`s, one per group, 10 subscribers each. Each run first times the same commits with
+/// nothing observed: the writer's cost of being observed.
+func parametersScenario(runs: Int) {
+    let name = "5. 1,000 observers, 100 parameters, 1,000 commits/s"
+    let names = [
+        "Tether evaluations per 100 commits", "Tether latency p50 (µs)", "Tether latency p99 (µs)",
+        "Tether commit p99 (µs)", "Tether commit p99, unobserved (µs)",
+        "GRDB fetches per 100 commits", "GRDB latency p50 (µs)", "GRDB latency p99 (µs)",
+        "GRDB commit p99 (µs)", "GRDB commit p99, unobserved (µs)",
+    ]
+    let metrics = Dictionary(
+        uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
+    Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
+        let fixture = Fixture(documentCount: 10_000)
+        let groups = fixture.groups
+        let count = 1_000
+        let summary = Runs(name)
+        let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
+        let store = try await fixture.tetherStore()
+        let pool = try fixture.grdbPool()
+        // Commit i writes a document of group i % groups.
+        let group = { (i: Int) in i % groups }
+        let index = { (i: Int) in fixture.index(inGroup: i % groups, i / groups) }
+
+        for run in 0..<runs {
+            let seqBase = run * 2 * count
+            let tether = {
+                let unobserved = try await pacedRun(
+                    rate: 1_000, count: count, seqBase: seqBase, arrivals: nil, group: group
+                ) { i, seq in try await fixture.tetherWrite(store, index: index(i), seq: seq) }
+                let arrivals = Arrivals()
+                let handlerQueue = DispatchQueue(label: "tether")
+                let liveQueries = try (0..<1_000).map { observer in
+                    try fixture.tetherQuery(store, group: observer % groups).observeLocal(deliverOn: handlerQueue) {
+                        documents, _ in
+                        arrivals.saw(newestSeq(documents))
+                    }
+                }
+                await store.waitForLiveQueries()
+                let before = store.statistics
+                let observed = try await pacedRun(
+                    rate: 1_000, count: count, seqBase: seqBase + count, arrivals: arrivals, group: group
+                ) { i, seq in try await fixture.tetherWrite(store, index: index(i), seq: seq) }
+                await store.waitForLiveQueries()
+                let after = store.statistics
+                let work = after.evaluations + after.incrementalUpdates - before.evaluations - before.incrementalUpdates
+                record("Tether evaluations per 100 commits", work * 100 / count)
+                record("Tether latency p50 (µs)", percentile(50, observed.latencies))
+                record("Tether latency p99 (µs)", percentile(99, observed.latencies))
+                record("Tether commit p99 (µs)", percentile(99, observed.commits))
+                record("Tether commit p99, unobserved (µs)", percentile(99, unobserved.commits))
+                for liveQuery in liveQueries { await liveQuery.stop() }
+            }
+            let grdb = {
+                let unobserved = try await pacedRun(
+                    rate: 1_000, count: count, seqBase: seqBase, arrivals: nil, group: group
+                ) { i, seq in try await fixture.grdbWrite(pool, index: index(i), seq: seq) }
+                let arrivals = Arrivals()
+                let fetches = Counter()
+                let handlerQueue = DispatchQueue(label: "grdb")
+                let shared = (0..<groups).map { group in
+                    Fixture.grdbObservation(group: group, fetches: fetches).shared(
+                        in: pool, scheduling: .async(onQueue: handlerQueue))
+                }
+                let subscriptions = (0..<1_000).map { observer in
+                    shared[observer % groups].start(
+                        onError: { print("\($0)") }, onChange: { arrivals.saw(newestSeq($0)) })
+                }
+                try await waitUntil { fetches.count >= groups }
+                try await Task.sleep(for: .milliseconds(200))
+                let fetchesBefore = fetches.count
+                let observed = try await pacedRun(
+                    rate: 1_000, count: count, seqBase: seqBase + count, arrivals: arrivals, group: group
+                ) { i, seq in try await fixture.grdbWrite(pool, index: index(i), seq: seq) }
+                record("GRDB fetches per 100 commits", (fetches.count - fetchesBefore) * 100 / count)
+                record("GRDB latency p50 (µs)", percentile(50, observed.latencies))
+                record("GRDB latency p99 (µs)", percentile(99, observed.latencies))
+                record("GRDB commit p99 (µs)", percentile(99, observed.commits))
+                record("GRDB commit p99, unobserved (µs)", percentile(99, unobserved.commits))
+                for subscription in subscriptions { subscription.cancel() }
+            }
+            if run % 2 == 0 {
+                try await tether()
+                try await grdb()
+            } else {
+                try await grdb()
+                try await tether()
+            }
+        }
+        summary.printSummary()
+    }
+}
