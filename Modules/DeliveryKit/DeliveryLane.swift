@@ -46,6 +46,8 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         @usableFromInline var lastDelivered: Payload?
         @usableFromInline var isCancelled = false
         @usableFromInline var statistics = DeliveryStatistics()
+        /// Called when the observer signals and nothing waits (see ``DeliveryLane/onIdle(_:)``).
+        @usableFromInline var onIdle: (@Sendable () -> Void)?
 
         @usableFromInline var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
 
@@ -75,6 +77,8 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         @usableFromInline var coalesced = false
         @usableFromInline var skipped = false
         @usableFromInline var held = 0
+        /// The observer signalled and nothing waited: the producer's idle callback is to run.
+        @usableFromInline var idle: (@Sendable () -> Void)?
 
         @inlinable
         init() {}
@@ -170,10 +174,41 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
                 released.append(ready)
             }
             if let last = state.lastDelivered.take() { released.append(Delivery(payload: last)) }
+            state.onIdle = nil
             return (released, first)
         }
         _ = consume released  // released here, outside the lock
         if first { onCancel?() }
+    }
+
+    // MARK: Producing on demand
+
+    /// Whether the observer holds a delivery it has not yet signalled: a payload submitted now would wait.
+    ///
+    /// A producer whose payloads cost work to compute may hold back while the lane is busy, withdraw the payload
+    /// waiting (``withdrawWaiting()``), and compute the latest one when the lane says it is idle
+    /// (``onIdle(_:)``) — so a slow observer costs it one computation per delivery, not one per change.
+    public var isBusy: Bool {
+        state.withLock { $0.inFlight != nil }
+    }
+
+    /// Releases the payload waiting, if any, without delivering it; returns whether there was one. The observer's
+    /// next delivery is then the next payload submitted.
+    @discardableResult
+    public func withdrawWaiting() -> Bool {
+        let withdrawn = state.withLock { state -> Delivery<Payload>? in
+            guard let waiting = state.waiting.take() else { return nil }
+            state.statistics.coalesced += 1 + waiting.supersededCount
+            return waiting
+        }
+        return withdrawn != nil  // released here, outside the lock
+    }
+
+    /// Calls `body` each time the observer signals that it is done and no payload waits — the moment a producer
+    /// that held back (see ``isBusy``) submits the latest. Called on the signalling thread, outside the lane's lock;
+    /// replaces an earlier callback.
+    public func onIdle(_ body: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onIdle = body }
     }
 
     /// Whether ``cancel()`` has been called.
@@ -222,7 +257,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             recorder.recordHeld(step.held)
         }
         let began = step.began
+        let idle = step.idle
         _ = consume step  // released payloads go here, outside the lock
+        idle?()
         guard began else { return }
         switch handler {
         case .asynchronous(let body):
@@ -295,6 +332,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             state.inFlight = nil
             var step = Step()
             begin(&state, &step)
+            if !step.began, state.waiting == nil, !state.isCancelled { step.idle = state.onIdle }
             return step
         }
         if let step { finish(step) }

@@ -1,19 +1,22 @@
 import DocumentStoreKit
 
 /// What the engine's consumer has yet to do: the changes committed since it last looked, merged into one set — the
-/// one place change sets coalesce, so a fast writer costs one set, never a queue — and the observers registered
-/// since. The consumer takes everything at once, or waits here while there is nothing.
+/// one place change sets coalesce, so a fast writer costs one set, never a queue — the observers registered since,
+/// and the queries whose held-back changes an observer is now ready for. The consumer takes everything at once, or waits here while there is nothing.
 struct EngineInbox: Sendable {
     /// One round of work.
     struct Work: Sendable {
         var changes: ChangeSet?
         var registrations: [Registration] = []
+        /// Queries with changes held back while their observers were busy, one of which is now ready.
+        var wakes: Set<DocumentQuery> = []
     }
 
     typealias Consumer = CheckedContinuation<Work?, Never>
 
     var changes: ChangeSet?
     var registrations: [Registration] = []
+    var wakes: Set<DocumentQuery> = []
     /// The consumer, suspended until there is work (or none will come: it is resumed with nil).
     var waiting: Consumer?
 
@@ -29,6 +32,12 @@ struct EngineInbox: Sendable {
         return handOver()
     }
 
+    /// Adds a query to bring up to date from the changes held back for it; returns the waiting consumer with its work.
+    mutating func wake(_ query: DocumentQuery) -> (Consumer, Work)? {
+        wakes.insert(query)
+        return handOver()
+    }
+
     /// Forgets an observer that ended before the consumer started it.
     mutating func remove(_ registration: Registration) {
         registrations.removeAll { $0 === registration }
@@ -36,9 +45,12 @@ struct EngineInbox: Sendable {
 
     /// Everything waiting, or nil when nothing is.
     mutating func take() -> Work? {
-        guard changes != nil || !registrations.isEmpty else { return nil }
-        defer { registrations.removeAll() }
-        return Work(changes: changes.take(), registrations: registrations)
+        guard changes != nil || !registrations.isEmpty || !wakes.isEmpty else { return nil }
+        defer {
+            registrations.removeAll()
+            wakes.removeAll()
+        }
+        return Work(changes: changes.take(), registrations: registrations, wakes: wakes)
     }
 
     /// Whether an observer waits to be started.

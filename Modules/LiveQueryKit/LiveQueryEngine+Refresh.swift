@@ -6,47 +6,121 @@ import TetherConcurrency
 /// commit order.
 extension LiveQueryEngine {
     /// After commits: brings up to date only the queries the changes can affect — from the changed documents alone,
-    /// read once for every query, when that is exact; by running the query otherwise.
+    /// read once for every query (or carried by the changes), when that is exact; by running the query otherwise.
+    /// A query whose observers are all busy with an earlier result is not brought up to date now: its changes are
+    /// held back until one of them is ready (``hold(_:_:)``).
     func apply(_ changes: ChangeSet) async {
         let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again.
         let touches = { (collection: String) in changes.hasUnknownChanges || collections.contains(collection) }
         let candidates = state.withLock { state in
-            // Results in other collections stay exact through these commits.
+            // Results in other collections stay exact through these commits (unless changes are held back for them).
             for (query, evaluation) in state.evaluations
-            where !touches(query.collection) && changes.commits.lowerBound <= evaluation.commit + 1 {
+            where !touches(query.collection) && evaluation.deferred == nil
+                && changes.commits.lowerBound <= evaluation.commit + 1
+            {
                 state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
             }
             return state.evaluations.filter {
                 touches($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
             }
-            .map { ($0.key, $0.value) }
+            .map { $0.key }
         }
-        guard !candidates.isEmpty else { return }
-        let read = await readChanged(changes, for: candidates)
-        for (query, evaluation) in candidates {
-            // A failing query is run again at each commit that touches its collection, until it succeeds.
-            let refreshed: Refresh =
-                evaluation.isFailing
-                ? .rerun(.failure)
-                : changes.hasUnknownChanges
-                    ? .rerun(.unknownChanges) : read.map { refresh(query, evaluation, $0) } ?? .rerun(.failure)
-            switch refreshed {
-            case .irrelevant(let commit):
-                state.withLock { state in
-                    state.statistics.skippedIrrelevant += 1
-                    // Still exact at this commit, if that is known.
-                    if let commit, let known = state.evaluations[query]?.commit {
-                        state.evaluations[query]?.commit = max(known, commit)
-                    }
-                }
-            case .incremental(let documents, let commit):
-                publish(documents, commit: commit, for: query, incremental: true)
-            case .rerun(let reason):
-                state.withLock { $0.statistics.reruns.count(reason) }
-                await evaluate(query)
+        var round: [(DocumentQuery, Evaluation)] = []
+        var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
+        for query in candidates {
+            switch hold(query, changes) {
+            case nil, .held?: continue  // unobserved since, or held back
+            case .now(let evaluation, nil)?: round.append((query, evaluation))
+            case .now(let evaluation, let combined?)?: own.append((query, evaluation, combined))
             }
+        }
+        if !round.isEmpty {
+            let read = await readChanged(changes, for: round)
+            for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
+        }
+        for (query, evaluation, combined) in own {
+            await bring(query, evaluation, combined, await readChanged(combined, for: [(query, evaluation)]))
+        }
+    }
+
+    enum Hold {
+        /// Held back: every observer is busy.
+        case held
+        /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
+        /// round's, combined.
+        case now(Evaluation, ChangeSet?)
+    }
+
+    /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
+    /// consumer then costs one evaluation per delivery, not one per commit. The payload waiting in their lanes is
+    /// withdrawn (it is out of date now), and the first lane to go idle wakes the query (``wake(_:)``), whose
+    /// changes are then applied at once. Held-back changes past ``relevanceCheckLimit`` documents are kept as
+    /// unknown: the query simply runs again.
+    func hold(_ query: DocumentQuery, _ changes: ChangeSet) -> Hold? {
+        let decision = state.withLock { state -> (Hold, [Registration])? in
+            guard var evaluation = state.evaluations[query] else { return nil }
+            let registrations = Array(evaluation.registrations.values)
+            let busy = !evaluation.isFailing && !registrations.isEmpty && registrations.allSatisfy(\.lane.isBusy)
+            guard busy else {
+                guard var combined = state.evaluations[query]?.deferred.take() else {
+                    return (.now(evaluation, nil), [])
+                }
+                combined.merge(changes)
+                evaluation.deferred = nil
+                return (.now(evaluation, combined), [])
+            }
+            var deferred = evaluation.deferred ?? changes
+            if evaluation.deferred != nil { deferred.merge(changes) }
+            if deferred.changes.count > Self.relevanceCheckLimit {
+                deferred = ChangeSet(unknownChangesIn: deferred.commits)
+            }
+            state.evaluations[query]?.deferred = deferred
+            state.statistics.deferrals += 1
+            return (.held, registrations)
+        }
+        guard let (hold, registrations) = decision else { return nil }
+        for registration in registrations { registration.lane.withdrawWaiting() }  // released outside the lock
+        return hold
+    }
+
+    /// Applies the changes held back for `query`, now that one of its observers is ready.
+    func applyDeferred(_ query: DocumentQuery) async {
+        let taken = state.withLock { state -> (Evaluation, ChangeSet)? in
+            guard let evaluation = state.evaluations[query], let deferred = evaluation.deferred else { return nil }
+            state.evaluations[query]?.deferred = nil
+            return (evaluation, deferred)
+        }
+        guard let (evaluation, deferred) = taken else { return }
+        await bring(query, evaluation, deferred, await readChanged(deferred, for: [(query, evaluation)]))
+    }
+
+    /// Brings one query up to date with `changes`, from `read` (nil: the documents could not be read, or are not
+    /// needed because the query runs again anyway).
+    func bring(_ query: DocumentQuery, _ evaluation: Evaluation, _ changes: ChangeSet, _ read: ChangedDocuments?)
+        async
+    {
+        // A failing query is run again at each commit that touches its collection, until it succeeds.
+        let refreshed: Refresh =
+            evaluation.isFailing
+            ? .rerun(.failure)
+            : changes.hasUnknownChanges
+                ? .rerun(.unknownChanges) : read.map { refresh(query, evaluation, $0) } ?? .rerun(.failure)
+        switch refreshed {
+        case .irrelevant(let commit):
+            state.withLock { state in
+                state.statistics.skippedIrrelevant += 1
+                // Still exact at this commit, if that is known.
+                if let commit, let known = state.evaluations[query]?.commit {
+                    state.evaluations[query]?.commit = max(known, commit)
+                }
+            }
+        case .incremental(let documents, let commit):
+            publish(documents, commit: commit, for: query, incremental: true)
+        case .rerun(let reason):
+            state.withLock { $0.statistics.reruns.count(reason) }
+            await evaluate(query)
         }
     }
 

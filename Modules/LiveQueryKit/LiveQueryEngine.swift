@@ -23,6 +23,9 @@ final class LiveQueryEngine: Sendable {
         var isFailing = false
         /// The commit the result reflects.
         var commit: UInt64 = 0
+        /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
+        /// of them is ready (see ``LiveQueryEngine/hold(_:_:)``).
+        var deferred: ChangeSet?
         var registrations: [ObjectIdentifier: Registration] = [:]
     }
 
@@ -178,6 +181,18 @@ final class LiveQueryEngine: Sendable {
 
     // MARK: The consumer
 
+    /// An observer of `query` is ready and nothing waits for it (its lane's idle callback): if changes were held
+    /// back for the query, the consumer applies them in its next round.
+    func wake(_ query: DocumentQuery) {
+        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
+            guard state.evaluations[query]?.deferred != nil, !state.inbox.wakes.contains(query) else { return nil }
+            let resume = state.inbox.wake(query)
+            if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
+            return resume
+        }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+
     /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
     func receive(_ changes: ChangeSet) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
@@ -210,10 +225,12 @@ final class LiveQueryEngine: Sendable {
         }
     }
 
-    /// One round: ends observers whose owners died, applies the changes, starts the new observers.
+    /// One round: ends observers whose owners died, applies the changes, brings up to date the queries an observer
+    /// is ready for, starts the new observers.
     func round(_ work: EngineInbox.Work) async {
         observers.sweep()  // the stopped notices of observers whose owners are gone unregister them
         if let changes = work.changes { await apply(changes) }
+        for query in work.wakes { await applyDeferred(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
         finishRound(through: work.changes?.commits.upperBound)
         // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory), a

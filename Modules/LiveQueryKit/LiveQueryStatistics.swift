@@ -7,6 +7,10 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var reruns = Reruns()
     /// Results brought up to date from the changed documents alone, without running the query.
     public var incrementalUpdates = 0
+    /// Change sets held back for a query because every observer of it was busy with an earlier result (a slow
+    /// consumer): they are applied together, once, when one of them is ready — a slow consumer costs one
+    /// evaluation per delivery, not one per commit.
+    public var deferrals = 0
     /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
     /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
     public var changedDocumentReads = 0

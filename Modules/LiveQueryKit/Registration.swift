@@ -21,6 +21,11 @@ final class Registration: Sendable {
         self.lane = lane
         self.binding = binding
         self.engine = engine
+        // The observer is ready and nothing waits for it: changes held back for its query are applied now.
+        lane.onIdle { [weak self] in
+            guard let self else { return }
+            self.engine?.wake(self.query)
+        }
     }
 
     /// Whether the engine has unregistered the observer (or its lane was cancelled).

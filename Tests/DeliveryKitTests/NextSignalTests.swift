@@ -26,6 +26,38 @@ struct NextSignalTests {
         #expect(seen.all == [1, 50, 51], "an idle observer gets the next payload at once")
     }
 
+    @Test(
+        "On demand: busy while unsignalled, a withdrawn payload is never delivered, idle is called when nothing waits")
+    func onDemand() {
+        let seen = Log<Int>()
+        let signal = SignalBox()
+        let idle = Log<Int>()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.onIdle { idle.append(seen.all.count) }
+        #expect(!lane.isBusy)
+        lane.submit(1)
+        #expect(lane.isBusy, "the observer holds 1")
+        lane.submit(2)
+        #expect(lane.withdrawWaiting(), "2 waited")
+        #expect(!lane.withdrawWaiting(), "nothing waits now")
+        signal.fire()
+        #expect(seen.all == [1], "the withdrawn payload is not delivered")
+        #expect(idle.all == [1], "the observer is ready and nothing waits: idle, once")
+        #expect(!lane.isBusy)
+        lane.submit(3)
+        lane.submit(4)
+        signal.fire()
+        #expect(seen.all == [1, 3, 4])
+        #expect(idle.all == [1], "a signal that begins the waiting payload is not idle")
+        signal.fire()
+        #expect(idle.all == [1, 3])
+        lane.cancel()
+        #expect(lane.statistics.coalesced == 1, "the withdrawn payload counts as coalesced")
+    }
+
     @Test("A coalesced delivery says how many payloads it replaced")
     func supersededCount() {
         let seen = Log<Delivery<Int>>()

@@ -47,6 +47,9 @@ struct LiveQueryDeliveryMomentTests {
         try await items.upsert(["_id": "a"])
         let watch = DeinitWatch()
         let signal = LockedValue<SignalNext?>(nil)
+        // A second observer of the same query, never busy: results are computed for it, and offered to the busy
+        // one too, where the newest waits (with only busy observers the engine would hold the change back).
+        let control = try items.findAll().observeLocal { _, _ in }
         let liveQuery: LiveQuery
         do {
             let owner = WatchedOwner(watch)
@@ -60,12 +63,42 @@ struct LiveQueryDeliveryMomentTests {
         }
         #expect(watch.hasDied)
         signal.withLock { $0.take() }?()
-        try await eventually { store.statistics.observers == 0 && liveQuery.isStopped }
+        try await eventually { store.statistics.observers == 1 && liveQuery.isStopped }
+        await control.stop()
         #expect(watch.calls == 1)
         #expect(watch.callsAfterDeinit == 0)
         let statistics = liveQuery.deliveryStatistics
         #expect(statistics.delivered == 2, "begun for the handler, then dropped at the check")
         #expect(statistics.heldHighWater <= 2)
+    }
+
+    @Test(
+        "Next-signal: the owner dies while its query's changes are held back — signalling calls nothing",
+        arguments: TestStores.kinds)
+    func ownerDiesWhileChangesHeldBack(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let watch = DeinitWatch()
+        let signal = LockedValue<SignalNext?>(nil)
+        let liveQuery: LiveQuery
+        do {
+            let owner = WatchedOwner(watch)
+            liveQuery = try items.findAll().observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
+                watch.recordCall()
+                signal.withLock { $0 = signalNext }  // holds the signal: the only observer is busy
+            }
+            try await eventually { signal.withLock { $0 } != nil }
+            try await items.upsert(["_id": "b"])
+            await store.waitForLiveQueries()
+            #expect(store.statistics.deferrals == 1, "the change is held back, not computed")
+            #expect(liveQuery.deliveryStatistics.submitted == 1)
+        }
+        #expect(watch.hasDied)
+        signal.withLock { $0.take() }?()  // the lane goes idle: the held-back change would be applied now
+        try await eventually { store.statistics.observers == 0 && liveQuery.isStopped }
+        #expect(watch.calls == 1)
+        #expect(watch.callsAfterDeinit == 0)
     }
 
     @Test(
