@@ -13,8 +13,7 @@ func irrelevantScenario(documents: Int, runs: Int) {
     Benchmark(name, configuration: scenario(metrics)) { benchmark in
         let fixture = Fixture(documentCount: documents)
         let summary = Runs(name)
-        let store = try await fixture.tetherStore()
-        let pool = try fixture.grdbPool()
+        let (store, pool) = try await fixture.sides()
         let liveQuery = try fixture.tetherQuery(store).observeLocal { _, _ in }
         let fetches = Counter()
         let arrivals = Arrivals()
@@ -57,8 +56,7 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
     Benchmark(name, configuration: scenario(metrics)) { benchmark in
         let fixture = Fixture(documentCount: documents)
         let summary = Runs(name)
-        let store = try await fixture.tetherStore()
-        let pool = try fixture.grdbPool()
+        let (store, pool) = try await fixture.sides()
         let handlerQueue = DispatchQueue(label: "handlers")
         let liveQueries = try (0..<observers).map { _ in
             try fixture.tetherQuery(store).observeLocal(deliverOn: handlerQueue) { _, _ in }

@@ -39,6 +39,11 @@ struct Fixture: Sendable {
         try? FileManager.default.removeItem(atPath: directory())
     }
 
+    /// Both sides of a scenario, filled with the same documents.
+    func sides() async throws -> (store: Store, pool: DatabasePool) {
+        (try await tetherStore(), try grdbPool())
+    }
+
     // MARK: Tether
 
     /// A Tether store on a new file, filled, with the index the query uses declared — as LiveQueryKit's docs say.

@@ -14,8 +14,7 @@ func latencyScenario(rate: Int, count: Int, documents: Int, runs: Int) {
     Benchmark(name, configuration: scenario(metrics)) { benchmark in
         let fixture = Fixture(documentCount: documents)
         let summary = Runs(name)
-        let store = try await fixture.tetherStore()
-        let pool = try fixture.grdbPool()
+        let (store, pool) = try await fixture.sides()
         print("GRDB plan: \(try Fixture.grdbPlan(pool))")
 
         let tetherArrivals = Arrivals()
@@ -33,30 +32,20 @@ func latencyScenario(rate: Int, count: Int, documents: Int, runs: Int) {
         let observed = { (_: Int) in Fixture.observedGroup }
         for run in 0..<runs {
             let seqBase = run * count
-            let sides: [(String, () async throws -> PacedRun)] = [
-                (
-                    "Tether",
-                    {
-                        try await pacedRun(
-                            rate: rate, count: count, seqBase: seqBase, arrivals: tetherArrivals, group: observed
-                        ) { i, seq in try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq) }
-                    }
-                ),
-                (
-                    "GRDB",
-                    {
-                        try await pacedRun(
-                            rate: rate, count: count, seqBase: seqBase, arrivals: grdbArrivals, group: observed
-                        ) { i, seq in try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq) }
-                    }
-                ),
-            ]
-            // The sides alternate which goes first.
-            for (side, measure) in run % 2 == 0 ? sides : sides.reversed() {
-                let result = try await measure()
-                let offset = side == "Tether" ? 0 : 2
+            let record = { (offset: Int, result: PacedRun) in
                 summary.record(benchmark, metrics[offset], percentile(50, result.latencies))
                 summary.record(benchmark, metrics[offset + 1], percentile(99, result.latencies))
+            }
+            try await alternating(run) {
+                let result = try await pacedRun(
+                    rate: rate, count: count, seqBase: seqBase, arrivals: tetherArrivals, group: observed
+                ) { i, seq in try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq) }
+                record(0, result)
+            } _: {
+                let result = try await pacedRun(
+                    rate: rate, count: count, seqBase: seqBase, arrivals: grdbArrivals, group: observed
+                ) { i, seq in try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq) }
+                record(2, result)
             }
         }
         print("Tether statistics: \(store.statistics)")

@@ -105,3 +105,17 @@ func waitUntil(timeout: Duration = .seconds(30), _ condition: () -> Bool) async 
     }
     return true
 }
+
+/// Runs the two sides of one run of a scenario: `first` first in even runs, `second` first in odd ones, so that
+/// neither always has the warmer (or the more fragmented) machine.
+func alternating(
+    _ run: Int, _ first: () async throws -> Void, _ second: () async throws -> Void
+) async throws {
+    if run % 2 == 0 {
+        try await first()
+        try await second()
+    } else {
+        try await second()
+        try await first()
+    }
+}

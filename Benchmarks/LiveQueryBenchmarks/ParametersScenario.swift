@@ -23,8 +23,7 @@ func parametersScenario(runs: Int) {
         let count = 1_000
         let summary = Runs(name)
         let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
-        let store = try await fixture.tetherStore()
-        let pool = try fixture.grdbPool()
+        let (store, pool) = try await fixture.sides()
         // Commit i writes a document of group i % groups.
         let group = { (i: Int) in i % groups }
         let index = { (i: Int) in fixture.index(inGroup: i % groups, i / groups) }
@@ -86,13 +85,7 @@ func parametersScenario(runs: Int) {
                 record("GRDB commit p99, unobserved (µs)", percentile(99, unobserved.commits))
                 for subscription in subscriptions { subscription.cancel() }
             }
-            if run % 2 == 0 {
-                try await tether()
-                try await grdb()
-            } else {
-                try await grdb()
-                try await tether()
-            }
+            try await alternating(run, tether, grdb)
         }
         summary.printSummary()
     }

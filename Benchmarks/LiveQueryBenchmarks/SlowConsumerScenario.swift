@@ -21,8 +21,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
     Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
         let fixture = Fixture(documentCount: documents)
         let summary = Runs(name)
-        let store = try await fixture.tetherStore()
-        let pool = try fixture.grdbPool()
+        let (store, pool) = try await fixture.sides()
         let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
 
         for run in 0..<runs {
@@ -75,13 +74,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 record("GRDB peak RSS delta (KB)", figures.peakResidentDelta)
                 task.cancel()
             }
-            if run % 2 == 0 {
-                try await tether()
-                try await grdb()
-            } else {
-                try await grdb()
-                try await tether()
-            }
+            try await alternating(run, tether, grdb)
         }
         summary.printSummary()
     }

@@ -92,12 +92,11 @@ public struct ChangeSet: Sendable, Hashable {
         }
         // The documents are known after the merge only if both sets knew theirs: the later set's replace the
         // earlier's, and a document the later set removed has none.
-        if var documents, let laterDocuments = later.documents, !hasUnknownChanges {
+        // Taken out, so that it is updated in place rather than copied.
+        if var documents = documents.take(), let laterDocuments = later.documents, !hasUnknownChanges {
             for (key, kind) in later.changes where kind == .removed { documents[key] = nil }
             documents.merge(laterDocuments) { _, later in later }
             self.documents = documents.count <= Self.documentLimit ? documents : nil
-        } else {
-            documents = nil
         }
     }
 

@@ -14,7 +14,7 @@ extension LiveQueryEngine {
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again.
         let touches = { (collection: String) in changes.hasUnknownChanges || collections.contains(collection) }
-        let candidates = state.withLock { state in
+        let touched = state.withLock { state in
             // Results in other collections stay exact through these commits (unless changes are held back for them).
             for (query, evaluation) in state.evaluations
             where !touches(query.collection) && evaluation.deferred == nil
@@ -25,64 +25,82 @@ extension LiveQueryEngine {
             return state.evaluations.filter {
                 touches($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
             }
-            .map { $0.key }
+            .map { ($0.key, $0.value) }
         }
+        guard !touched.isEmpty else { return }
+        let read = await readChanged(changes, for: touched)
+        // Which results the changes can alter, decided from the documents alone, outside the lock: with many queries
+        // of one shape, most are left alone here.
+        let relevant = touched.map { query, evaluation in read.map { Self.canAlter(query, evaluation, $0) } ?? true }
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
-        for query in candidates {
-            switch hold(query, changes) {
-            case nil, .held?: continue  // unobserved since, or held back
-            case .now(let evaluation, nil)?: round.append((query, evaluation))
-            case .now(let evaluation, let combined?)?: own.append((query, evaluation, combined))
+        var held: [Registration] = []
+        state.withLock { state in
+            for ((query, _), relevant) in zip(touched, relevant) {
+                guard let evaluation = state.evaluations[query] else { continue }  // unobserved since
+                // (Without a read — unknown changes, a failed read — every query counts as altered.)
+                if !relevant && !evaluation.isFailing, let read {
+                    state.statistics.skippedIrrelevant += 1
+                    // Still exact at the read's commit, if changes are not held back for it.
+                    if evaluation.deferred == nil, let commit = Self.exactCommit(evaluation, read) {
+                        state.evaluations[query]?.commit = max(evaluation.commit, commit)
+                    }
+                    continue
+                }
+                switch Self.hold(query, changes, in: &state) {
+                case nil: continue
+                case .held(let registrations)?: held += registrations
+                case .now(let evaluation, nil)?: round.append((query, evaluation))
+                case .now(let evaluation, let combined?)?: own.append((query, evaluation, combined))
+                }
             }
         }
-        if !round.isEmpty {
-            let read = await readChanged(changes, for: round)
-            for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
-        }
+        for registration in held { registration.lane.withdrawWaiting() }  // released outside the lock
+        for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
         for (query, evaluation, combined) in own {
             await bring(query, evaluation, combined, await readChanged(combined, for: [(query, evaluation)]))
         }
     }
 
     enum Hold {
-        /// Held back: every observer is busy.
-        case held
+        /// Held back: every observer (these) is busy.
+        case held([Registration])
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
         case now(Evaluation, ChangeSet?)
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
-    /// consumer then costs one evaluation per delivery, not one per commit. The payload waiting in their lanes is
-    /// withdrawn (it is out of date now), and the first lane to go idle wakes the query (``wake(_:)``), whose
-    /// changes are then applied at once. Held-back changes past ``relevanceCheckLimit`` documents are kept as
-    /// unknown: the query simply runs again.
-    func hold(_ query: DocumentQuery, _ changes: ChangeSet) -> Hold? {
-        let decision = state.withLock { state -> (Hold, [Registration])? in
-            guard var evaluation = state.evaluations[query] else { return nil }
-            let registrations = Array(evaluation.registrations.values)
-            let busy = !evaluation.isFailing && !registrations.isEmpty && registrations.allSatisfy(\.lane.isBusy)
-            guard busy else {
-                guard var combined = state.evaluations[query]?.deferred.take() else {
-                    return (.now(evaluation, nil), [])
-                }
-                combined.merge(changes)
-                evaluation.deferred = nil
-                return (.now(evaluation, combined), [])
-            }
-            var deferred = evaluation.deferred ?? changes
-            if evaluation.deferred != nil { deferred.merge(changes) }
-            if deferred.changes.count > Self.relevanceCheckLimit {
-                deferred = ChangeSet(unknownChangesIn: deferred.commits)
-            }
-            state.evaluations[query]?.deferred = deferred
-            state.statistics.deferrals += 1
-            return (.held, registrations)
+    /// consumer then costs one evaluation per delivery, not one per commit. The caller withdraws the payload
+    /// waiting in their lanes (it is out of date now), and the first lane to go idle wakes the query
+    /// (``wake(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
+    /// documents are kept as unknown: the query simply runs again. Under the engine's lock.
+    static func hold(_ query: DocumentQuery, _ changes: ChangeSet, in state: inout State) -> Hold? {
+        // Taken out first, so that merging updates it in place rather than copying it.
+        var deferred = state.evaluations[query]?.deferred.take()
+        guard let evaluation = state.evaluations[query] else { return nil }
+        let registrations = Array(evaluation.registrations.values)
+        let allBusy = { !registrations.isEmpty && registrations.allSatisfy(\.lane.isBusy) }
+        // Busy, then owed, then still busy: a lane that went idle before it was owed is seen by the second look;
+        // one that goes idle after finds itself owed, and its wake waits for this lock, then finds the changes held
+        // back. (The first look, which stops at the first idle lane, spares the owed flags.)
+        var busy = !evaluation.isFailing && allBusy()
+        if busy {
+            for registration in registrations { registration.owed.withLock { $0 = true } }
+            busy = allBusy()
+            if !busy { for registration in registrations { registration.owed.withLock { $0 = false } } }
         }
-        guard let (hold, registrations) = decision else { return nil }
-        for registration in registrations { registration.lane.withdrawWaiting() }  // released outside the lock
-        return hold
+        guard busy else {
+            deferred?.merge(changes)
+            return .now(evaluation, deferred)
+        }
+        if deferred == nil { deferred = changes } else { deferred!.merge(changes) }
+        if deferred!.changes.count > relevanceCheckLimit {
+            deferred = ChangeSet(unknownChangesIn: deferred!.commits)
+        }
+        state.evaluations[query]?.deferred = deferred
+        state.statistics.deferrals += 1
+        return .held(registrations)
     }
 
     /// Applies the changes held back for `query`, now that one of its observers is ready.
@@ -90,6 +108,7 @@ extension LiveQueryEngine {
         let taken = state.withLock { state -> (Evaluation, ChangeSet)? in
             guard let evaluation = state.evaluations[query], let deferred = evaluation.deferred else { return nil }
             state.evaluations[query]?.deferred = nil
+            for registration in evaluation.registrations.values { registration.owed.withLock { $0 = false } }
             return (evaluation, deferred)
         }
         guard let (evaluation, deferred) = taken else { return }
@@ -154,27 +173,38 @@ extension LiveQueryEngine {
         case rerun(LiveQueryStatistics.RerunReason)
     }
 
+    /// Whether the changed documents can alter the query's result: one of them was in it or matches now — or the
+    /// query has an offset (a document before the window is in no result, yet moves the window when it comes or
+    /// goes, and whether it matched before is not known), or too many changed to tell.
+    static func canAlter(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Bool {
+        guard !read.tooMany.contains(query.collection), query.offset == 0 else { return true }
+        let changed = read.changed[query.collection] ?? [:]
+        let found = read.found[query.collection] ?? [:]
+        return changed.keys.contains(where: evaluation.ids.contains)
+            || found.values.contains { query.predicate.matches($0.body) }
+    }
+
+    /// The commit a result that the changes cannot alter is exact at: the read's, when the changes reach it;
+    /// otherwise their last, except for any document that changed again after it — and that one is in a later
+    /// change set, to be taken from its state then. Nil when the changes do not follow on from the result.
+    static func exactCommit(_ evaluation: Evaluation, _ read: ChangedDocuments) -> UInt64? {
+        guard read.changes.commits.lowerBound <= evaluation.commit + 1 else { return nil }
+        return min(read.commit, read.changes.commits.upperBound)
+    }
+
     /// Decides how the changes reach the query's result. When the read's changes cover every commit from the
     /// result's to the read's, applying the changed documents as the read found them gives exactly the query's
     /// result at the read's commit.
     func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Refresh {
         guard !read.tooMany.contains(query.collection) else { return .rerun(.manyChanges) }
-        let changed = read.changed[query.collection] ?? [:]
-        let found = read.found[query.collection] ?? [:]
-        let wasIn = changed.keys.contains(where: evaluation.ids.contains)
-        let matchesNow = found.values.contains { query.predicate.matches($0.body) }
-        // With an offset, a document before the window is in no result yet moves the window when it comes or goes,
-        // and whether it matched before is not known: any change may alter the result.
         guard query.offset == 0 else { return .rerun(.offset) }
-        let followsOn = read.changes.commits.lowerBound <= evaluation.commit + 1
-        guard wasIn || matchesNow else {
-            // The result stays right through the changes for every document they touched. When they reach the
-            // read's commit it is exact there; otherwise at their last commit, except for any document that changed
-            // again after it — and that one is in a later change set, to be taken from its state then.
-            return .irrelevant(commit: followsOn ? min(read.commit, read.changes.commits.upperBound) : nil)
+        guard Self.canAlter(query, evaluation, read) else {
+            return .irrelevant(commit: Self.exactCommit(evaluation, read))
         }
         guard read.coversCommit else { return .rerun(.laterCommit) }
-        guard followsOn else { return .rerun(.unknownChanges) }
+        guard read.changes.commits.lowerBound <= evaluation.commit + 1 else { return .rerun(.unknownChanges) }
+        let changed = read.changed[query.collection] ?? [:]
+        let found = read.found[query.collection] ?? [:]
         guard let documents = Self.merge(changed.keys, found, into: evaluation.documents, query: query) else {
             return .rerun(.windowRefill)
         }

@@ -15,6 +15,10 @@ final class Registration: Sendable {
     let binding: ObserverBinding
     weak let engine: LiveQueryEngine?
     let stopped = LockedValue(false)
+    /// The engine held changes back for this observer's query while it was busy: when its lane goes idle, it wakes
+    /// the query. Checked under its own lock, so that the idle lanes of many observers never contend for the
+    /// engine's.
+    let owed = LockedValue(false)
 
     init(query: DocumentQuery, lane: DeliveryLane<Snapshot>, binding: ObserverBinding, engine: LiveQueryEngine) {
         self.query = query
@@ -23,8 +27,16 @@ final class Registration: Sendable {
         self.engine = engine
         // The observer is ready and nothing waits for it: changes held back for its query are applied now.
         lane.onIdle { [weak self] in
-            guard let self else { return }
+            guard let self, self.takeOwed() else { return }
             self.engine?.wake(self.query)
+        }
+    }
+
+    /// Whether the engine held changes back for this observer's query, clearing it.
+    func takeOwed() -> Bool {
+        owed.withLock { owed in
+            defer { owed = false }
+            return owed
         }
     }
 

@@ -60,7 +60,9 @@ public final class Store: Sendable {
     /// query's result is exact at that commit or a later one and has been offered to its observers — delivered,
     /// waiting for the observer's handler or `signalNext`, or found the same as what the observer already has
     /// (``LiveQuery/deliveredCommit`` then moves on without a call) — and every observer added before this call has
-    /// been offered its first result.
+    /// been offered its first result. A query whose every observer is still busy with an earlier result is the
+    /// exception: its changes are held back, and brought up to date when one of them signals
+    /// (``LiveQueryStatistics/deferrals``).
     ///
     /// Returns at once when nothing is observed, and when the store is closed or the calling task is cancelled.
     ///
