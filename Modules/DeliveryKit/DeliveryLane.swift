@@ -153,6 +153,8 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
                 state.waiting = Delivery(payload: payload)
             }
             begin(&state, &step)
+            // Skipped as unchanged by an idle observer: it is still idle, and nothing waits.
+            if step.skipped, state.inFlight == nil, state.waiting == nil { step.idle = state.onIdle }
             return step
         }
         finish(step)
@@ -205,8 +207,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     }
 
     /// Calls `body` each time the observer signals that it is done and no payload waits — the moment a producer
-    /// that held back (see ``isBusy``) submits the latest. Called on the signalling thread, outside the lane's lock;
-    /// replaces an earlier callback.
+    /// that held back (see ``isBusy``) submits the latest — and when a payload submitted to an idle observer is
+    /// skipped as unchanged (it is still idle). Called on the signalling (or submitting) thread, outside the lane's
+    /// lock; replaces an earlier callback.
     public func onIdle(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.onIdle = body }
     }

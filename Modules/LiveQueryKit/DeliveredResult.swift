@@ -26,7 +26,7 @@ final class DeliveredResult: Sendable {
     /// has is then known to be current at the later result's commit too.
     func isUnchanged(_ last: Snapshot, _ next: Snapshot) -> Bool {
         guard last == next else { return false }
-        if case .documents(_, let commit) = next {
+        if case .documents(_, let commit, _) = next {
             state.withLock { $0.commit = max($0.commit ?? 0, commit) }
         }
         return true

@@ -24,31 +24,36 @@ extension LiveQueryEngine {
 
     /// Records that a query failed, keeping its last good result, and offers the failure to its observers.
     func publishFailure(_ error: any Error, for query: DocumentQuery) {
-        let (registrations, serial) = state.withLock { state -> ([Registration], UInt64) in
+        let (published, serial) = state.withLock { state -> (PublishedResult?, UInt64) in
             state.statistics.failures += 1
             state.failureSerial += 1
-            guard state.evaluations[query] != nil else { return ([], state.failureSerial) }
+            guard state.evaluations[query] != nil else { return (nil, state.failureSerial) }
             state.evaluations[query]?.isFailing = true
-            return (Array(state.evaluations[query]!.registrations.values), state.failureSerial)
+            return (state.evaluations[query]!.published, state.failureSerial)
         }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        for registration in registrations { registration.lane.submit(failure) }
+        for registration in published?.publish(failure) ?? [] { registration.lane.submit(failure) }
     }
 
-    /// Records a query's new result and offers it to its observers.
+    /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
     func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, incremental: Bool) {
-        let registrations = state.withLock { state -> [Registration] in
+        // Compared outside the lock (only this consumer changes a result, so it cannot change in between).
+        let previous = state.withLock { state in state.evaluations[query].map { ($0.isEvaluated, $0.documents) } }
+        let isNew = previous.map { isEvaluated, documents in !isEvaluated || documents != result } ?? true
+        let (published, content) = state.withLock { state -> (PublishedResult?, UInt64) in
             if incremental { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
-            guard var evaluation = state.evaluations[query] else { return [] }
+            guard var evaluation = state.evaluations[query] else { return (nil, 0) }
+            if isNew { evaluation.content += 1 }
             evaluation.documents = result
             evaluation.ids = Set(result.map(\.id))
             evaluation.isEvaluated = true
             evaluation.isFailing = false
             evaluation.commit = commit
             state.evaluations[query] = evaluation
-            return Array(evaluation.registrations.values)
+            return (evaluation.published, evaluation.content)
         }
-        let snapshot = Snapshot.documents(result, commit: commit)
-        for registration in registrations { registration.lane.submit(snapshot) }
+        // To the observers idle now; each busy one takes it (or a later one) when it signals.
+        let snapshot = Snapshot.documents(result, commit: commit, content: content)
+        for registration in published?.publish(snapshot) ?? [] { registration.lane.submit(snapshot) }
     }
 }

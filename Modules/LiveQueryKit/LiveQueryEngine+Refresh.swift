@@ -34,7 +34,6 @@ extension LiveQueryEngine {
         let relevant = touched.map { query, evaluation in read.map { Self.canAlter(query, evaluation, $0) } ?? true }
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
-        var held: [Registration] = []
         state.withLock { state in
             for ((query, _), relevant) in zip(touched, relevant) {
                 guard let evaluation = state.evaluations[query] else { continue }  // unobserved since
@@ -49,13 +48,12 @@ extension LiveQueryEngine {
                 }
                 switch Self.hold(query, changes, in: &state) {
                 case nil: continue
-                case .held(let registrations)?: held += registrations
+                case .held?: continue
                 case .now(let evaluation, nil)?: round.append((query, evaluation))
                 case .now(let evaluation, let combined?)?: own.append((query, evaluation, combined))
                 }
             }
         }
-        for registration in held { registration.lane.withdrawWaiting() }  // released outside the lock
         for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
         for (query, evaluation, combined) in own {
             await bring(query, evaluation, combined, await readChanged(combined, for: [(query, evaluation)]))
@@ -63,33 +61,24 @@ extension LiveQueryEngine {
     }
 
     enum Hold {
-        /// Held back: every observer (these) is busy.
-        case held([Registration])
+        /// Held back: every observer is busy.
+        case held
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
         case now(Evaluation, ChangeSet?)
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
-    /// consumer then costs one evaluation per delivery, not one per commit. The caller withdraws the payload
-    /// waiting in their lanes (it is out of date now), and the first lane to go idle wakes the query
-    /// (``wake(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
+    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload
+    /// waiting (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes
+    /// the query (``wake(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
     /// documents are kept as unknown: the query simply runs again. Under the engine's lock.
     static func hold(_ query: DocumentQuery, _ changes: ChangeSet, in state: inout State) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()
         guard let evaluation = state.evaluations[query] else { return nil }
-        let registrations = Array(evaluation.registrations.values)
-        let allBusy = { !registrations.isEmpty && registrations.allSatisfy(\.lane.isBusy) }
-        // Busy, then owed, then still busy: a lane that went idle before it was owed is seen by the second look;
-        // one that goes idle after finds itself owed, and its wake waits for this lock, then finds the changes held
-        // back. (The first look, which stops at the first idle lane, spares the owed flags.)
-        var busy = !evaluation.isFailing && allBusy()
-        if busy {
-            for registration in registrations { registration.owed.withLock { $0 = true } }
-            busy = allBusy()
-            if !busy { for registration in registrations { registration.owed.withLock { $0 = false } } }
-        }
+        // No observer can take a result now: compute none until one can (it wakes the query).
+        let busy = !evaluation.isFailing && !evaluation.registrations.isEmpty && evaluation.published.holdIfNoneIdle()
         guard busy else {
             deferred?.merge(changes)
             return .now(evaluation, deferred)
@@ -100,7 +89,7 @@ extension LiveQueryEngine {
         }
         state.evaluations[query]?.deferred = deferred
         state.statistics.deferrals += 1
-        return .held(registrations)
+        return .held
     }
 
     /// Applies the changes held back for `query`, now that one of its observers is ready.
@@ -108,7 +97,8 @@ extension LiveQueryEngine {
         let taken = state.withLock { state -> (Evaluation, ChangeSet)? in
             guard let evaluation = state.evaluations[query], let deferred = evaluation.deferred else { return nil }
             state.evaluations[query]?.deferred = nil
-            for registration in evaluation.registrations.values { registration.owed.withLock { $0 = false } }
+            // Observers that go idle from here on wait for the result about to be published.
+            evaluation.published.release()
             return (evaluation, deferred)
         }
         guard let (evaluation, deferred) = taken else { return }

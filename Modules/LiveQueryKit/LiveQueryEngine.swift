@@ -23,9 +23,13 @@ final class LiveQueryEngine: Sendable {
         var isFailing = false
         /// The commit the result reflects.
         var commit: UInt64 = 0
+        /// Counts the distinct results published: it moves only when the documents differ from the last ones.
+        var content: UInt64 = 0
         /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
-        /// of them is ready (see ``LiveQueryEngine/hold(_:_:)``).
+        /// of them is ready (see ``LiveQueryEngine/hold(_:_:in:)``).
         var deferred: ChangeSet?
+        /// The latest result, and which observers are ready for the next.
+        let published = PublishedResult()
         var registrations: [ObjectIdentifier: Registration] = [:]
     }
 
@@ -147,6 +151,7 @@ final class LiveQueryEngine: Sendable {
             var consumer: EngineInbox.Consumer?
             var waiters: [CheckedContinuation<Void, Never>] = []
         }
+        registration.published.withLock { $0 }?.remove(registration)
         let released = state.withLock { state -> Released? in
             guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
             state.inbox.remove(registration)
@@ -267,22 +272,24 @@ final class LiveQueryEngine: Sendable {
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
     func start(_ registration: Registration) async {
-        let known = state.withLock { state -> Snapshot?? in
+        let joined = state.withLock { state -> (PublishedResult, known: Snapshot?)? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
             guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 })
             else {
-                return .some(nil)
+                return nil
             }
             var evaluation = state.evaluations[registration.query] ?? Evaluation()
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
-            return evaluation.isEvaluated ? .some(.documents(evaluation.documents, commit: evaluation.commit)) : nil
+            registration.published.withLock { $0 = evaluation.published }
+            let known =
+                evaluation.isEvaluated
+                ? Snapshot.documents(evaluation.documents, commit: evaluation.commit, content: evaluation.content) : nil
+            return (evaluation.published, known)
         }
-        switch known {
-        case .some(.some(let snapshot)): registration.lane.submit(snapshot)
-        case .some(.none): break
-        case .none: await evaluate(registration.query)
-        }
+        guard let (published, known) = joined else { return }
+        published.join(registration, idle: known == nil)
+        if let known { registration.lane.submit(known) } else { await evaluate(registration.query) }
     }
 
     // MARK: Catching up

@@ -61,7 +61,7 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
             // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped.
             guard !handle.isStopped else { return nil }
             switch delivery.payload {
-            case .documents(let documents, let commit):
+            case .documents(let documents, let commit, _):
                 let event = handle.delivered.event(for: documents, commit: commit)
                 return LiveQuerySnapshot(documents: documents, event: event, commit: commit)
             case .failure(let failure):

@@ -111,7 +111,7 @@ extension PendingQuery {
                 guard let engine, let id = binding.id else { return }
                 await Self.call(id, observers: engine.observers, isolation: handler.isolation) {
                     switch delivery.payload {
-                    case .documents(let documents, let commit):
+                    case .documents(let documents, let commit, _):
                         await handler(documents, delivered.event(for: documents, commit: commit))
                     case .failure(let failure):
                         onError?(failure.error)
@@ -205,7 +205,7 @@ extension PendingQuery {
                 guard let engine, let id = binding.id else { return }
                 engine.observers.withLiveObserver(id) {
                     switch delivery.payload {
-                    case .documents(let documents, let commit):
+                    case .documents(let documents, let commit, _):
                         handler(documents, delivered.event(for: documents, commit: commit), signalNext)
                     case .failure(let failure):
                         onError?(failure.error)

@@ -15,28 +15,23 @@ final class Registration: Sendable {
     let binding: ObserverBinding
     weak let engine: LiveQueryEngine?
     let stopped = LockedValue(false)
-    /// The engine held changes back for this observer's query while it was busy: when its lane goes idle, it wakes
-    /// the query. Checked under its own lock, so that the idle lanes of many observers never contend for the
-    /// engine's.
-    let owed = LockedValue(false)
+    /// The query's latest result, set when the engine starts the observer.
+    let published = LockedValue<PublishedResult?>(nil)
 
     init(query: DocumentQuery, lane: DeliveryLane<Snapshot>, binding: ObserverBinding, engine: LiveQueryEngine) {
         self.query = query
         self.lane = lane
         self.binding = binding
         self.engine = engine
-        // The observer is ready and nothing waits for it: changes held back for its query are applied now.
+        // The observer is ready and nothing waits for it: it takes the query's latest result, if newer, or wakes
+        // the query if its changes are held back.
         lane.onIdle { [weak self] in
-            guard let self, self.takeOwed() else { return }
-            self.engine?.wake(self.query)
-        }
-    }
-
-    /// Whether the engine held changes back for this observer's query, clearing it.
-    func takeOwed() -> Bool {
-        owed.withLock { owed in
-            defer { owed = false }
-            return owed
+            guard let self, let published = self.published.withLock({ $0 }) else { return }
+            switch published.becameIdle(self) {
+            case .wait: break
+            case .take(let snapshot): self.lane.submit(snapshot)
+            case .wake: self.engine?.wake(self.query)
+            }
         }
     }
 
