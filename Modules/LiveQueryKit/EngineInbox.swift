@@ -22,8 +22,13 @@ struct EngineInbox: Sendable {
 
     /// Adds one commit's changes; returns the waiting consumer with its work, to resume outside the lock.
     mutating func add(_ set: ChangeSet) -> (Consumer, Work)? {
-        if changes == nil { changes = set } else { changes!.merge(set) }
+        keep(set)
         return handOver()
+    }
+
+    /// Adds one commit's changes without waking the consumer (every query is held back: nothing to compute).
+    mutating func keep(_ set: ChangeSet) {
+        if changes == nil { changes = set } else { changes!.merge(set) }
     }
 
     /// Adds a new observer, to be started by the consumer; returns the waiting consumer with its work.

@@ -49,7 +49,14 @@ final class LiveQueryEngine: Sendable {
         var statistics = LiveQueryStatistics()
         var failureSerial: UInt64 = 0
 
+        /// Every observed query is held back (all their observers busy): commits are only merged into the inbox,
+        /// without waking the consumer, until an observer goes idle or a new one comes.
+        var isAllHeld = false
+
         var isObserving: Bool { !registered.isEmpty }
+        /// Whether commits must be applied for the live queries to be caught up: something is observed and not
+        /// every query is held back (a held-back query is brought up to date when an observer signals).
+        var needsCatchUp: Bool { isObserving && !isAllHeld }
         var isStarting: Bool { isStartingObservers || inbox.hasRegistrations }
     }
 
@@ -108,6 +115,7 @@ final class LiveQueryEngine: Sendable {
                 // The last observer left while this one subscribed: subscribe again.
                 guard state.subscription != nil else { return .unsubscribed }
                 state.registered.insert(ObjectIdentifier(registration))
+                state.isAllHeld = false
                 let resume = state.inbox.add(registration)
                 if resume != nil { state.isStartingObservers = true }
                 if state.consumer == nil { state.consumer = self.startConsumer() }
@@ -174,7 +182,7 @@ final class LiveQueryEngine: Sendable {
                 }
             }
             released.waiters = state.catchUp.takeReady(
-                startingObservers: state.isStarting, observing: state.isObserving)
+                startingObservers: state.isStarting, observing: state.needsCatchUp)
             return released
         }
         guard let released else { return }
@@ -191,6 +199,7 @@ final class LiveQueryEngine: Sendable {
     func wake(_ query: DocumentQuery) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.evaluations[query]?.deferred != nil, !state.inbox.wakes.contains(query) else { return nil }
+            state.isAllHeld = false
             let resume = state.inbox.wake(query)
             if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
             return resume
@@ -202,6 +211,10 @@ final class LiveQueryEngine: Sendable {
     func receive(_ changes: ChangeSet) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.subscription != nil else { return nil }
+            guard !state.isAllHeld else {
+                state.inbox.keep(changes)  // for the round an idle observer or a new one starts
+                return nil
+            }
             let resume = state.inbox.add(changes)
             if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
             return resume
@@ -213,7 +226,7 @@ final class LiveQueryEngine: Sendable {
     func feedEnded() {
         let waiters = state.withLock { state in
             state.catchUp.feedEnded = true
-            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.needsCatchUp)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -265,7 +278,10 @@ final class LiveQueryEngine: Sendable {
             state.statistics.rounds += 1
             state.isStartingObservers = false
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
-            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.isObserving)
+            state.isAllHeld =
+                !state.evaluations.isEmpty && !state.inbox.hasRegistrations
+                && state.evaluations.values.allSatisfy { $0.deferred != nil }
+            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.needsCatchUp)
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -308,7 +324,7 @@ final class LiveQueryEngine: Sendable {
                 let done = state.withLock { state -> Bool in
                     if Task.isCancelled
                         || state.catchUp.isCaughtUp(
-                            with: commit, startingObservers: state.isStarting, observing: state.isObserving)
+                            with: commit, startingObservers: state.isStarting, observing: state.needsCatchUp)
                     {
                         return true
                     }
