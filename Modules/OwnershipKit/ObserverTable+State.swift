@@ -43,6 +43,8 @@ extension ObserverTable {
         @usableFromInline var lastTicket: UInt64 = 0
         @usableFromInline var drainer = Drainer()
         @usableFromInline var mutationsSinceSweep = 0
+        /// The id of the last entry a bounded sweep settled: the next one goes on after it.
+        @usableFromInline var sweptThrough: UInt64 = 0
 
         @inlinable
         init() {}
@@ -120,6 +122,27 @@ extension ObserverTable {
             while index >= 0 {
                 _ = settle(at: index, &graveyard, &outcome)
                 index -= 1
+            }
+        }
+
+        /// Settles up to `limit` entries, going on from where the last bounded sweep stopped and wrapping around, so
+        /// that successive calls visit every entry in turn (``ObserverTable/sweep(atMost:)``).
+        @inlinable
+        mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
+            guard limit < entries.count else { return sweep(&graveyard, &outcome) }
+            // The first entry after the last one settled (ids ascend), or the first of all.
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].id <= sweptThrough { low = mid + 1 } else { high = mid }
+            }
+            var index = low
+            for _ in 0..<limit {
+                guard !entries.isEmpty else { return }
+                if index >= entries.count { index = 0 }
+                sweptThrough = entries[index].id
+                if settle(at: index, &graveyard, &outcome) { index += 1 }
             }
         }
 

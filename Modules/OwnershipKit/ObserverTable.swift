@@ -224,6 +224,22 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
         finish(outcome)
     }
 
+    /// Ends the observers whose owners are all gone among up to `limit` entries — the entries after those the
+    /// last bounded sweep looked at, wrapping around — so that calling it often costs a bounded time per call and
+    /// still reaches every entry within `count / limit` calls. With `limit` entries or fewer, the same as
+    /// ``sweep()``.
+    @inlinable
+    public func sweep(atMost limit: Int) {
+        var graveyard = Graveyard<Observer>()
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            state.sweep(atMost: limit, &graveyard, &outcome)
+            state.claimDrain(&outcome)
+            return outcome
+        }
+        finish(outcome)
+    }
+
     // MARK: Notifying
 
     /// Delivers `event` to every observer in the table now, in insertion order.

@@ -48,6 +48,33 @@ struct EndingTests {
         }
     }
 
+    @Test("A bounded sweep looks at so many entries per call, going on where the last stopped, and reaches them all")
+    func boundedSweepGoesRound() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let observers = (0..<10).map { tracker.track(Recorder("observer \($0)")) }
+            var owners = observers.map { _ in tracker.track(Owner()) }
+            for (observer, owner) in zip(observers, owners) { table.add(observer, owner: owner) }
+            // Observers 2, 5 and 9 lose their owners.
+            for index in [2, 5, 9] { owners[index] = tracker.track(Owner()) }
+            let stopped = { observers.indices.filter { observers[$0].stoppedCount == 1 } }
+            table.sweep(atMost: 3)  // 0, 1, 2
+            #expect(stopped() == [2])
+            table.sweep(atMost: 3)  // 3, 4, 5 (after 2, which is gone)
+            #expect(stopped() == [2, 5])
+            table.sweep(atMost: 3)  // 6, 7, 8
+            #expect(stopped() == [2, 5])
+            table.sweep(atMost: 3)  // 9, then round to 0 and 1
+            #expect(stopped() == [2, 5, 9])
+            #expect(table.observerCount == 7)
+            // More than the table holds: a whole sweep.
+            owners = []
+            table.sweep(atMost: 100)
+            #expect(stopped() == Array(0..<10))
+            #expect(observers.allSatisfy { $0.stoppedCount == 1 })
+        }
+    }
+
     @Test("A self-owned observer deallocated mid-stream gets no stopped notice")
     func selfOwnedDeallocatedGetsNoStopped() {
         expectNoLeaks { tracker in
