@@ -96,7 +96,7 @@ let package = Package(
             name: "LiveQueryKit",
             dependencies: [
                 "PersistenceKit", "DocumentStoreKit", "TetherJSON", "DeliveryKit", "OwnershipKit", "TetherConcurrency",
-                .product(name: "Logging", package: "swift-log"),
+                "TetherClock", .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/LiveQueryKit"
         ),
@@ -320,7 +320,7 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency", "TetherClock",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"

@@ -1,8 +1,8 @@
 /// How far the engine has caught up with the store's commits, and who waits for it to reach a commit.
 ///
 /// The engine has caught up with commit `c` when it has applied every change set up to `c` (each observed query's
-/// result is exact at `c` or later and has been offered to its observers' lanes) and has started every observer
-/// registered so far. With nothing observed, it is caught up with every commit: there is nothing to bring up to date.
+/// result is exact at `c` or later and has been offered to its observers' lanes), has started every observer
+/// registered so far, and has brought up to date every query held back at `c` or earlier. With nothing observed, it is caught up with every commit: there is nothing to bring up to date.
 struct CatchUp: Sendable {
     typealias Waiter = (id: UInt64, commit: UInt64, continuation: CheckedContinuation<Void, Never>)
 
@@ -13,29 +13,26 @@ struct CatchUp: Sendable {
     var waiters: [Waiter] = []
     var nextWaiterID: UInt64 = 0
 
-    /// Whether commit `commit` has been caught up with, given whether observers wait to be started and whether
-    /// anything is observed.
-    func isCaughtUp(with commit: UInt64, startingObservers: Bool, observing: Bool) -> Bool {
-        Self.isCaughtUp(
-            with: commit, applied: applied, feedEnded: feedEnded, startingObservers: startingObservers,
-            observing: observing)
+    /// Whether commit `commit` has been caught up with, given whether work is owed (observers to start, held-back
+    /// queries to bring up to date) and whether anything is observed.
+    func isCaughtUp(with commit: UInt64, owedWork: Bool, observing: Bool) -> Bool {
+        Self.isCaughtUp(with: commit, applied: applied, feedEnded: feedEnded, owedWork: owedWork, observing: observing)
     }
 
     private static func isCaughtUp(
-        with commit: UInt64, applied: UInt64, feedEnded: Bool, startingObservers: Bool, observing: Bool
+        with commit: UInt64, applied: UInt64, feedEnded: Bool, owedWork: Bool, observing: Bool
     ) -> Bool {
         guard observing else { return true }
-        return !startingObservers && (applied >= commit || feedEnded)
+        return !owedWork && (applied >= commit || feedEnded)
     }
 
     /// Takes the waiters whose commit has been caught up with, to resume outside the lock.
-    mutating func takeReady(startingObservers: Bool, observing: Bool) -> [CheckedContinuation<Void, Never>] {
+    mutating func takeReady(owedWork: Bool, observing: Bool) -> [CheckedContinuation<Void, Never>] {
         guard !waiters.isEmpty else { return [] }
         let (applied, feedEnded) = (applied, feedEnded)
         let reached = { (commit: UInt64) in
             Self.isCaughtUp(
-                with: commit, applied: applied, feedEnded: feedEnded, startingObservers: startingObservers,
-                observing: observing)
+                with: commit, applied: applied, feedEnded: feedEnded, owedWork: owedWork, observing: observing)
         }
         let ready = waiters.filter { reached($0.commit) }.map(\.continuation)
         waiters.removeAll { reached($0.commit) }

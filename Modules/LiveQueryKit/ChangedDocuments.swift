@@ -1,5 +1,6 @@
 import DocumentStoreKit
 import TetherConcurrency
+import TetherJSON
 
 /// The documents a round's changes touched, for every observed collection they touched: what brings the observed
 /// results up to date without running their queries. Commits made in this process carry their documents (see
@@ -21,9 +22,24 @@ struct ChangedDocuments: Sendable {
     var changed: [String: [String: ChangeSet.Kind]] = [:]
     /// Collections with more changes than ``LiveQueryEngine/relevanceCheckLimit``: not read.
     var tooMany: Set<String> = []
+    /// For each collection read, what tells whether a result can change: the changed `_id`s and the bodies found.
+    /// Laid out once per round, to be checked against every query of the collection.
+    private(set) var relevance: [String: Relevance] = [:]
+
+    struct Relevance: Sendable {
+        var ids: [String]
+        var bodies: [JSONValue]
+    }
 
     /// Whether ``changes`` covers every commit up to ``commit``: whether results can be brought up to it.
     var coversCommit: Bool { commit <= changes.commits.upperBound }
+
+    /// Records what `collection`'s changes were, and the documents found for them.
+    mutating func record(_ changed: [String: ChangeSet.Kind], found: [String: StoredDocument], in collection: String) {
+        self.changed[collection] = changed
+        self.found[collection] = found
+        relevance[collection] = Relevance(ids: Array(changed.keys), bodies: found.values.map(\.body))
+    }
 }
 
 extension ChangedDocuments {
@@ -34,8 +50,8 @@ extension ChangedDocuments {
         self.init(commit: changes.commits.upperBound, changes: changes)
         for collection in collections {
             let changed = changes.changes(in: collection)
-            self.changed[collection] = changed
             guard changed.count <= LiveQueryEngine.relevanceCheckLimit else {
+                self.changed[collection] = changed
                 tooMany.insert(collection)
                 continue
             }
@@ -43,7 +59,7 @@ extension ChangedDocuments {
             for id in changed.keys {
                 if let document = documents[ChangeSet.Key(collection: collection, id: id)] { found[id] = document }
             }
-            self.found[collection] = found
+            record(changed, found: found, in: collection)
         }
     }
 }
@@ -51,7 +67,7 @@ extension ChangedDocuments {
 extension LiveQueryEngine {
     /// Reads, in one read, every document `changes` touched in `collections` — with the changes the inbox holds
     /// since, when the read sees commits after `changes`'.
-    func readChanged(_ changes: ChangeSet, in collections: Set<String>) async throws -> ChangedDocuments {
+    func readChanged(_ changes: ChangeSet, reading collections: Set<String>) async throws -> ChangedDocuments {
         try await documents.read { [state] reader in
             let commit = try reader.commitNumber()
             var read = ChangedDocuments(commit: commit, changes: changes)
@@ -65,8 +81,8 @@ extension LiveQueryEngine {
                 // Every changed document is read, a removed one too: one removed in a commit after the read's may
                 // still be there at the read's commit.
                 let changed = read.changes.changes(in: collection)
-                read.changed[collection] = changed
                 guard changed.count <= Self.relevanceCheckLimit else {
+                    read.changed[collection] = changed
                     read.tooMany.insert(collection)
                     continue
                 }
@@ -74,7 +90,7 @@ extension LiveQueryEngine {
                 for id in changed.keys {
                     if let document = try reader.document(id: id, in: collection) { found[id] = document }
                 }
-                read.found[collection] = found
+                read.record(changed, found: found, in: collection)
             }
             return read
         }

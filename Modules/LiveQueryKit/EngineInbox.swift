@@ -10,6 +10,9 @@ struct EngineInbox: Sendable {
         var registrations: [Registration] = []
         /// Queries with changes held back while their observers were busy, one of which is now ready.
         var wakes: Set<DocumentQuery> = []
+
+        /// Whether catching up waits for this round: it starts observers or brings held-back queries up to date.
+        var isOwed: Bool { !registrations.isEmpty || !wakes.isEmpty }
     }
 
     typealias Consumer = CheckedContinuation<Work?, Never>
@@ -37,9 +40,10 @@ struct EngineInbox: Sendable {
         return handOver()
     }
 
-    /// Adds a query to bring up to date from the changes held back for it; returns the waiting consumer with its work.
-    mutating func wake(_ query: DocumentQuery) -> (Consumer, Work)? {
-        wakes.insert(query)
+    /// Adds queries to bring up to date from the changes held back for them; returns the waiting consumer with its
+    /// work.
+    mutating func wake(_ queries: some Sequence<DocumentQuery>) -> (Consumer, Work)? {
+        wakes.formUnion(queries)
         return handOver()
     }
 
@@ -60,6 +64,9 @@ struct EngineInbox: Sendable {
 
     /// Whether an observer waits to be started.
     var hasRegistrations: Bool { !registrations.isEmpty }
+
+    /// Whether an observer waits to be started or a query to be woken: work that catching up waits for.
+    var hasOwedWork: Bool { !registrations.isEmpty || !wakes.isEmpty }
 
     private mutating func handOver() -> (Consumer, Work)? {
         guard let consumer = waiting.take(), let work = take() else { return nil }

@@ -22,21 +22,25 @@ extension LiveQueryEngine {
         guard let limit = query.limit else { return merged }
         guard limit > 0 else { return [] }
         guard result.count >= limit, let last = result.last else { return Array(merged.prefix(limit)) }
-        let boundary = StoredDocument(validatedID: last.id, body: last.value)
-        let known = merged.prefix {
-            !query.areInIncreasingOrder(boundary, StoredDocument(validatedID: $0.id, body: $0.value))
-        }
-        return known.count >= limit ? Array(merged.prefix(limit)) : nil
+        // How many sort no later than the old last document (the merged list is sorted: a binary search).
+        let known = insertionIndex(
+            of: StoredDocument(validatedID: last.id, body: last.value), in: merged, query: query, after: true)
+        return known >= limit ? Array(merged.prefix(limit)) : nil
     }
 
-    /// Where `document` goes in `documents`, sorted by the query's order (ties by `_id`, a total order).
-    static func insertionIndex(of document: StoredDocument, in documents: [Document], query: DocumentQuery) -> Int {
+    /// Where `document` goes in `documents`, sorted by the query's order (ties by `_id`, a total order): before
+    /// any document equal to it, or — `after` — past them.
+    static func insertionIndex(
+        of document: StoredDocument, in documents: [Document], query: DocumentQuery, after: Bool = false
+    ) -> Int {
         var low = 0
         var high = documents.count
         while low < high {
             let middle = (low + high) / 2
             let other = StoredDocument(validatedID: documents[middle].id, body: documents[middle].value)
-            if query.areInIncreasingOrder(other, document) { low = middle + 1 } else { high = middle }
+            let goesLater =
+                after ? !query.areInIncreasingOrder(document, other) : query.areInIncreasingOrder(other, document)
+            if goesLater { low = middle + 1 } else { high = middle }
         }
         return low
     }

@@ -12,52 +12,54 @@ extension LiveQueryEngine {
     func apply(_ changes: ChangeSet) async {
         let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
-        // touched any collection: every query is run again.
+        // touched any collection: every query is run again. Results in other collections stay exact through these
+        // commits without being touched (``Evaluation/exactCommit(applied:)``).
         let touches = { (collection: String) in changes.hasUnknownChanges || collections.contains(collection) }
         let touched = state.withLock { state in
-            // Results in other collections stay exact through these commits (unless changes are held back for them).
+            var touched: [Candidate] = []
             for (query, evaluation) in state.evaluations
-            where !touches(query.collection) && evaluation.deferred == nil
-                && changes.commits.lowerBound <= evaluation.commit + 1
-            {
-                state.evaluations[query]?.commit = max(evaluation.commit, changes.commits.upperBound)
+            where (evaluation.isEvaluated || evaluation.isFailing) && touches(query.collection) {
+                touched.append(Candidate(query: query, ids: evaluation.ids, isFailing: evaluation.isFailing))
             }
-            return state.evaluations.filter {
-                touches($0.key.collection) && ($0.value.isEvaluated || $0.value.isFailing)
-            }
-            .map { ($0.key, $0.value) }
+            return touched
         }
         guard !touched.isEmpty else { return }
-        let read = await readChanged(changes, for: touched)
+        // The changed documents, in the collections of the queries that are not failing (those simply run again).
+        let readable = collections.filter { collection in
+            touched.contains { !$0.isFailing && $0.query.collection == collection }
+        }
+        let read = await readChanged(changes, in: readable)
         // Which results the changes can alter, decided from the documents alone, outside the lock: with many queries
-        // of one shape, most are left alone here.
-        let relevant = touched.map { query, evaluation in read.map { Self.canAlter(query, evaluation, $0) } ?? true }
+        // of one shape, most are left alone here — and left alone they stay exact through this round. (Without a
+        // read — unknown changes, a failed read — every query counts as altered.)
+        let relevant =
+            read.map { read in touched.filter { $0.isFailing || Self.canAlter($0.query, ids: $0.ids, read) } }
+            ?? touched
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
         state.withLock { state in
-            for ((query, _), relevant) in zip(touched, relevant) {
-                guard let evaluation = state.evaluations[query] else { continue }  // unobserved since
-                // (Without a read — unknown changes, a failed read — every query counts as altered.)
-                if !relevant && !evaluation.isFailing, let read {
-                    state.statistics.skippedIrrelevant += 1
-                    // Still exact at the read's commit, if changes are not held back for it.
-                    if evaluation.deferred == nil, let commit = Self.exactCommit(evaluation, read) {
-                        state.evaluations[query]?.commit = max(evaluation.commit, commit)
-                    }
-                    continue
-                }
-                switch Self.hold(query, changes, in: &state) {
-                case nil: continue
+            state.statistics.skippedIrrelevant += touched.count - relevant.count
+            for candidate in relevant {
+                switch Self.hold(candidate.query, changes, in: &state) {
+                case nil: continue  // unobserved since
                 case .held?: continue
-                case .now(let evaluation, nil)?: round.append((query, evaluation))
-                case .now(let evaluation, let combined?)?: own.append((query, evaluation, combined))
+                case .now(let evaluation, nil)?: round.append((candidate.query, evaluation))
+                case .now(let evaluation, let combined?)?: own.append((candidate.query, evaluation, combined))
                 }
             }
         }
         for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
         for (query, evaluation, combined) in own {
-            await bring(query, evaluation, combined, await readChanged(combined, for: [(query, evaluation)]))
+            await bring(query, evaluation, combined, await readChanged(combined, for: evaluation, of: query))
         }
+    }
+
+    /// What deciding whether a round's changes can alter a result needs, taken under the lock for each query in a
+    /// collection the round touched.
+    struct Candidate: Sendable {
+        let query: DocumentQuery
+        let ids: Set<String>
+        let isFailing: Bool
     }
 
     enum Hold {
@@ -76,7 +78,11 @@ extension LiveQueryEngine {
     static func hold(_ query: DocumentQuery, _ changes: ChangeSet, in state: inout State) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()
-        guard let evaluation = state.evaluations[query] else { return nil }
+        guard var evaluation = state.evaluations[query] else { return nil }
+        // From here on its commit is kept by hand: exact through the rounds that left it alone, and no further
+        // while changes are held back.
+        evaluation.commit = evaluation.exactCommit(applied: state.catchUp.applied)
+        state.evaluations[query]?.commit = evaluation.commit
         // No observer can take a result now: compute none until one can (it wakes the query).
         let busy = !evaluation.isFailing && !evaluation.registrations.isEmpty && evaluation.published.holdIfNoneIdle()
         guard busy else {
@@ -102,7 +108,7 @@ extension LiveQueryEngine {
             return (evaluation, deferred)
         }
         guard let (evaluation, deferred) = taken else { return }
-        await bring(query, evaluation, deferred, await readChanged(deferred, for: [(query, evaluation)]))
+        await bring(query, evaluation, deferred, await readChanged(deferred, for: evaluation, of: query))
     }
 
     /// Brings one query up to date with `changes`, from `read` (nil: the documents could not be read, or are not
@@ -133,19 +139,22 @@ extension LiveQueryEngine {
         }
     }
 
-    /// The documents `changes` touched in the candidates' collections — those it carries, or else read from the
-    /// store — or nil when the read failed (the queries are
-    /// then run again) or none is needed (the changes are unknown, the candidates are failing).
-    private func readChanged(
-        _ changes: ChangeSet, for candidates: [(DocumentQuery, Evaluation)]
-    ) async -> ChangedDocuments? {
-        guard !changes.hasUnknownChanges else { return nil }
-        let collections = Set(candidates.lazy.filter { !$0.1.isFailing }.map(\.0.collection))
-        guard !collections.isEmpty else { return nil }
+    /// The documents `changes` touched in one query's collection, for a query brought up to date on its own.
+    private func readChanged(_ changes: ChangeSet, for evaluation: Evaluation, of query: DocumentQuery) async
+        -> ChangedDocuments?
+    {
+        await readChanged(changes, in: evaluation.isFailing ? [] : [query.collection])
+    }
+
+    /// The documents `changes` touched in `collections` — those it carries, or else read from the store — or nil
+    /// when the read failed (the queries are then run again) or none is needed (the changes are unknown, no
+    /// collection is given: the queries are failing).
+    private func readChanged(_ changes: ChangeSet, in collections: Set<String>) async -> ChangedDocuments? {
+        guard !changes.hasUnknownChanges, !collections.isEmpty else { return nil }
         if let carried = ChangedDocuments(carriedBy: changes, in: collections) { return carried }
         state.withLock { $0.statistics.changedDocumentReads += 1 }
         do {
-            return try await readChanged(changes, in: collections)
+            return try await readChanged(changes, reading: collections)
         } catch {
             logger.debug(
                 "live query: could not read changed documents; running the queries again",
@@ -166,12 +175,9 @@ extension LiveQueryEngine {
     /// Whether the changed documents can alter the query's result: one of them was in it or matches now — or the
     /// query has an offset (a document before the window is in no result, yet moves the window when it comes or
     /// goes, and whether it matched before is not known), or too many changed to tell.
-    static func canAlter(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Bool {
-        guard !read.tooMany.contains(query.collection), query.offset == 0 else { return true }
-        let changed = read.changed[query.collection] ?? [:]
-        let found = read.found[query.collection] ?? [:]
-        return changed.keys.contains(where: evaluation.ids.contains)
-            || found.values.contains { query.predicate.matches($0.body) }
+    static func canAlter(_ query: DocumentQuery, ids: Set<String>, _ read: ChangedDocuments) -> Bool {
+        guard query.offset == 0, let changed = read.relevance[query.collection] else { return true }
+        return changed.ids.contains(where: ids.contains) || changed.bodies.contains { query.predicate.matches($0) }
     }
 
     /// The commit a result that the changes cannot alter is exact at: the read's, when the changes reach it;
@@ -188,7 +194,7 @@ extension LiveQueryEngine {
     func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Refresh {
         guard !read.tooMany.contains(query.collection) else { return .rerun(.manyChanges) }
         guard query.offset == 0 else { return .rerun(.offset) }
-        guard Self.canAlter(query, evaluation, read) else {
+        guard Self.canAlter(query, ids: evaluation.ids, read) else {
             return .irrelevant(commit: Self.exactCommit(evaluation, read))
         }
         guard read.coversCommit else { return .rerun(.laterCommit) }

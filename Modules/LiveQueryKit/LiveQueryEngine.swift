@@ -2,6 +2,7 @@ import DeliveryKit
 import DocumentStoreKit
 import Logging
 import OwnershipKit
+import TetherClock
 import TetherConcurrency
 
 /// Evaluates observed queries after each commit and hands snapshots to their observers' lanes.
@@ -21,7 +22,8 @@ final class LiveQueryEngine: Sendable {
         var isEvaluated = false
         /// The last evaluation failed: the next commit runs the query again (the last good result stays).
         var isFailing = false
-        /// The commit the result reflects.
+        /// The commit the result was last known exact at — computed, brought up to date, or held back there; see
+        /// ``exactCommit(applied:)`` for how far it reaches.
         var commit: UInt64 = 0
         /// Counts the distinct results published: it moves only when the documents differ from the last ones.
         var content: UInt64 = 0
@@ -31,6 +33,18 @@ final class LiveQueryEngine: Sendable {
         /// The latest result, and which observers are ready for the next.
         let published = PublishedResult()
         var registrations: [ObjectIdentifier: Registration] = [:]
+
+        /// The last commit the result is exact at, once the engine has applied every commit through `applied`.
+        ///
+        /// Each round checks its changes against every evaluated query of the collections it touched, and brings up
+        /// to date (or holds back) each one they can alter; every other result — in a collection the round did not
+        /// touch, or left alone by its changes — stays exact through the round's last commit without being
+        /// touched, so a round costs nothing per unaffected query under the lock. (Rounds follow on from each other,
+        /// and a result is never computed at a commit before the last applied one.) A result whose changes are
+        /// held back, or that failed, is exact only at ``commit``.
+        func exactCommit(applied: UInt64) -> UInt64 {
+            deferred == nil && !isFailing && isEvaluated ? max(commit, applied) : commit
+        }
     }
 
     struct State: Sendable {
@@ -38,8 +52,8 @@ final class LiveQueryEngine: Sendable {
         var inbox = EngineInbox()
         /// The consumer: running while anything is observed.
         var consumer: Task<Void, Never>?
-        /// A round is starting observers it took from the inbox.
-        var isStartingObservers = false
+        /// A round is starting observers or bringing held-back queries up to date: catching up waits for it.
+        var isRunningOwedWork = false
         /// Every registration not yet unregistered: the feed subscription lives while this is not empty.
         var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
@@ -50,29 +64,69 @@ final class LiveQueryEngine: Sendable {
         var failureSerial: UInt64 = 0
 
         /// Every observed query is held back (all their observers busy): commits are only merged into the inbox,
-        /// without waking the consumer, until an observer goes idle or a new one comes.
+        /// without waking the consumer, until an observer goes idle, a new one comes, someone waits to catch up, or
+        /// the writer has been quiet for the quiet period.
         var isAllHeld = false
+        /// Some query's changes are held back (as of the last round).
+        var hasHeld = false
+        /// The last commit received from the feed.
+        var received: UInt64 = 0
+        /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
+        var quietWatch = QuietWatch.idle
 
         var isObserving: Bool { !registered.isEmpty }
-        /// Whether commits must be applied for the live queries to be caught up: something is observed and not
-        /// every query is held back (a held-back query is brought up to date when an observer signals).
-        var needsCatchUp: Bool { isObserving && !isAllHeld }
-        var isStarting: Bool { isStartingObservers || inbox.hasRegistrations }
+        /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
+        var hasOwedWork: Bool { isRunningOwedWork || inbox.hasOwedWork }
+
+        /// Wakes every query whose changes are held back from `commit` or earlier — someone waits to catch up with
+        /// it, and a result computed only when a busy observer signals could leave them waiting for ever. Returns the
+        /// consumer to resume, if it waits.
+        mutating func wakeHeld(through commit: UInt64) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+            var held: [DocumentQuery] = []
+            for (query, evaluation) in evaluations
+            where evaluation.deferred.map({ $0.commits.lowerBound <= commit }) ?? false && !inbox.wakes.contains(query)
+            {
+                held.append(query)
+            }
+            guard !held.isEmpty else { return nil }
+            isAllHeld = false
+            let resume = inbox.wake(held)
+            if let resume { isRunningOwedWork = resume.1.isOwed }
+            return resume
+        }
+
+        func isCaughtUp(with commit: UInt64) -> Bool {
+            catchUp.isCaughtUp(with: commit, owedWork: hasOwedWork, observing: isObserving)
+        }
+
+        mutating func takeCaughtUpWaiters() -> [CheckedContinuation<Void, Never>] {
+            catchUp.takeReady(owedWork: hasOwedWork, observing: isObserving)
+        }
     }
 
     /// Above this many changed documents in one collection, the query is simply run again: reading that many
     /// documents by `_id` costs about what one query over a 10,000-document collection does.
     static let relevanceCheckLimit = 512
 
+    /// How many observers a round checks for dead owners (see ``round(_:)``).
+    static let sweepPerRound = 128
+
     let documents: any DocumentStore
     let logger: Logger
+    /// How long the writer must be quiet before held-back results are computed anyway; nil: only on a signal.
+    let quietPeriod: Duration?
+    let timeSource: any TimeSource
     let state = LockedValue(State())
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
 
-    init(documents: any DocumentStore, logger: Logger) {
+    init(
+        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, timeSource: any TimeSource
+    ) {
         self.documents = documents
         self.logger = logger
+        self.quietPeriod = quietPeriod
+        self.timeSource = timeSource
         LifetimeTracking.made(self, "live-query engine")
     }
 
@@ -117,7 +171,7 @@ final class LiveQueryEngine: Sendable {
                 state.registered.insert(ObjectIdentifier(registration))
                 state.isAllHeld = false
                 let resume = state.inbox.add(registration)
-                if resume != nil { state.isStartingObservers = true }
+                if resume != nil { state.isRunningOwedWork = true }
                 if state.consumer == nil { state.consumer = self.startConsumer() }
                 return .added(resume)
             }
@@ -181,8 +235,7 @@ final class LiveQueryEngine: Sendable {
                     state.consumer = nil
                 }
             }
-            released.waiters = state.catchUp.takeReady(
-                startingObservers: state.isStarting, observing: state.needsCatchUp)
+            released.waiters = state.takeCaughtUpWaiters()
             return released
         }
         guard let released else { return }
@@ -200,8 +253,8 @@ final class LiveQueryEngine: Sendable {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.evaluations[query]?.deferred != nil, !state.inbox.wakes.contains(query) else { return nil }
             state.isAllHeld = false
-            let resume = state.inbox.wake(query)
-            if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
+            let resume = state.inbox.wake([query])
+            if let resume { state.isRunningOwedWork = resume.1.isOwed }
             return resume
         }
         if let resume { resume.0.resume(returning: resume.1) }
@@ -209,24 +262,26 @@ final class LiveQueryEngine: Sendable {
 
     /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
     func receive(_ changes: ChangeSet) {
-        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.subscription != nil else { return nil }
+        let (resume, watch) = state.withLock { state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool) in
+            guard state.subscription != nil else { return (nil, false) }
+            state.received = max(state.received, changes.commits.upperBound)
             guard !state.isAllHeld else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
-                return nil
+                return (nil, startsQuietWatch(&state))
             }
             let resume = state.inbox.add(changes)
-            if let resume { state.isStartingObservers = !resume.1.registrations.isEmpty }
-            return resume
+            if let resume { state.isRunningOwedWork = resume.1.isOwed }
+            return (resume, false)
         }
         if let resume { resume.0.resume(returning: resume.1) }
+        if watch { watchForQuiet() }
     }
 
     /// The store was closed: nothing more will be committed, so whoever waits for a commit is done waiting.
     func feedEnded() {
         let waiters = state.withLock { state in
             state.catchUp.feedEnded = true
-            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.needsCatchUp)
+            return state.takeCaughtUpWaiters()
         }
         for waiter in waiters { waiter.resume() }
     }
@@ -246,7 +301,10 @@ final class LiveQueryEngine: Sendable {
     /// One round: ends observers whose owners died, applies the changes, brings up to date the queries an observer
     /// is ready for, starts the new observers.
     func round(_ work: EngineInbox.Work) async {
-        observers.sweep()  // the stopped notices of observers whose owners are gone unregister them
+        // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
+        // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
+        // died is still released within a few commits (its handler is never called: that is checked at the call).
+        observers.sweep(atMost: Self.sweepPerRound)
         if let changes = work.changes { await apply(changes) }
         for query in work.wakes { await applyDeferred(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
@@ -260,10 +318,10 @@ final class LiveQueryEngine: Sendable {
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
         await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
             if let work = state.inbox.take() {
-                state.isStartingObservers = !work.registrations.isEmpty
+                state.isRunningOwedWork = work.isOwed
                 return .some(work)
             }
-            state.isStartingObservers = false
+            state.isRunningOwedWork = false
             guard state.isObserving, !state.isEngineGone else {
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
@@ -274,16 +332,20 @@ final class LiveQueryEngine: Sendable {
 
     /// Records a finished round and resumes whoever waited for what it reached.
     func finishRound(through commit: UInt64?) {
-        let waiters = state.withLock { state in
+        let (waiters, watch) = state.withLock { state in
             state.statistics.rounds += 1
-            state.isStartingObservers = false
+            state.isRunningOwedWork = false
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
-            state.isAllHeld =
-                !state.evaluations.isEmpty && !state.inbox.hasRegistrations
-                && state.evaluations.values.allSatisfy { $0.deferred != nil }
-            return state.catchUp.takeReady(startingObservers: state.isStarting, observing: state.needsCatchUp)
+            // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
+            // to resume).
+            if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
+            let held = state.evaluations.values.lazy.filter { $0.deferred != nil }.count
+            state.hasHeld = held > 0
+            state.isAllHeld = held > 0 && held == state.evaluations.count && !state.inbox.hasOwedWork
+            return (state.takeCaughtUpWaiters(), startsQuietWatch(&state))
         }
         for waiter in waiters { waiter.resume() }
+        if watch { watchForQuiet() }
     }
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
@@ -300,7 +362,9 @@ final class LiveQueryEngine: Sendable {
             registration.published.withLock { $0 = evaluation.published }
             let known =
                 evaluation.isEvaluated
-                ? Snapshot.documents(evaluation.documents, commit: evaluation.commit, content: evaluation.content) : nil
+                ? Snapshot.documents(
+                    evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),
+                    content: evaluation.content) : nil
             return (evaluation.published, known)
         }
         guard let (published, known) = joined else { return }
@@ -311,8 +375,9 @@ final class LiveQueryEngine: Sendable {
     // MARK: Catching up
 
     /// Returns once the live queries have caught up with `commit`: every change up to it has been applied to every
-    /// observed query, whose result — exact at that commit or a later one — has been offered to its observers' lanes,
-    /// and every observer registered before this call has been started. Returns at once when nothing is observed,
+    /// observed query, whose result — exact at that commit or a later one — has been offered to its observers' lanes
+    /// (a query held back while its observers were busy is brought up to date for it), and every observer registered
+    /// before this call has been started. Returns at once when nothing is observed,
     /// when the store is closed, or when the calling task is cancelled.
     func waitUntilCaughtUp(with commit: UInt64) async {
         let id = state.withLock { state -> UInt64 in
@@ -321,16 +386,15 @@ final class LiveQueryEngine: Sendable {
         }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let done = state.withLock { state -> Bool in
-                    if Task.isCancelled
-                        || state.catchUp.isCaughtUp(
-                            with: commit, startingObservers: state.isStarting, observing: state.needsCatchUp)
-                    {
-                        return true
-                    }
+                let (done, resume) = state.withLock { state -> (Bool, (EngineInbox.Consumer, EngineInbox.Work)?) in
+                    if Task.isCancelled { return (true, nil) }
+                    // A query held back while its observers are busy is brought up to date now, not when one signals.
+                    let resume = state.wakeHeld(through: commit)
+                    if state.isCaughtUp(with: commit) { return (true, resume) }
                     state.catchUp.waiters.append((id, commit, continuation))
-                    return false
+                    return (false, resume)
                 }
+                if let resume { resume.0.resume(returning: resume.1) }
                 if done { continuation.resume() }
             }
         } onCancel: {

@@ -11,6 +11,9 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     /// consumer): they are applied together, once, when one of them is ready — a slow consumer costs one
     /// evaluation per delivery, not one per commit.
     public var deferrals = 0
+    /// Times the writer went quiet while changes were held back, and the held-back queries were brought up to date
+    /// then, so that an observer signalling afterwards takes the latest result at once (`Store`'s `quietPeriod`).
+    public var quietCatchUps = 0
     /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
     /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
     public var changedDocumentReads = 0

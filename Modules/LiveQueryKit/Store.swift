@@ -1,5 +1,6 @@
 public import DocumentStoreKit
 public import Logging
+public import TetherClock
 import TetherConcurrency
 public import TetherJSON
 
@@ -21,16 +22,31 @@ public final class Store: Sendable {
     public let documents: any DocumentStore
     let engine: LiveQueryEngine
 
-    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(logger:)``).
-    public init(_ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery")) {
+    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(logger:quietPeriod:timeSource:)``).
+    ///
+    /// - Parameters:
+    ///   - quietPeriod: While every observer of a query is busy with an earlier result, its changes are held back and
+    ///     nothing is computed per commit. Nil (the default): the result is computed when an observer signals, about
+    ///     0.25 ms before it is delivered. Given a period (1 ms is a good one), the latest result is also computed
+    ///     once no commit has come for that long, so that an observer signalling afterwards takes it at once — at the
+    ///     cost of a timer that wakes once per period while commits keep coming.
+    ///   - timeSource: The clock the quiet period is measured on (a `ManualTimeSource` in tests).
+    public init(
+        _ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery"),
+        quietPeriod: Duration? = nil, timeSource: any TimeSource = .system
+    ) {
         self.documents = documents
-        self.engine = LiveQueryEngine(documents: documents, logger: logger)
+        self.engine = LiveQueryEngine(
+            documents: documents, logger: logger, quietPeriod: quietPeriod, timeSource: timeSource)
         LifetimeTracking.made(self, "store")
     }
 
     /// A store in memory, with the same semantics as one on a file.
-    public static func inMemory(logger: Logger = Logger(label: "tether.livequery")) -> Store {
-        Store(InMemoryDocumentStore(), logger: logger)
+    public static func inMemory(
+        logger: Logger = Logger(label: "tether.livequery"), quietPeriod: Duration? = nil,
+        timeSource: any TimeSource = .system
+    ) -> Store {
+        Store(InMemoryDocumentStore(), logger: logger, quietPeriod: quietPeriod, timeSource: timeSource)
     }
 
     /// The collection named `name` (1–100 letters, digits, `_`, `-`, `.`; checked when it is used).
@@ -60,9 +76,12 @@ public final class Store: Sendable {
     /// query's result is exact at that commit or a later one and has been offered to its observers — delivered,
     /// waiting for the observer's handler or `signalNext`, or found the same as what the observer already has
     /// (``LiveQuery/deliveredCommit`` then moves on without a call) — and every observer added before this call has
-    /// been offered its first result. A query whose every observer is still busy with an earlier result is the
-    /// exception: its changes are held back, and brought up to date when one of them signals
-    /// (``LiveQueryStatistics/deferrals``).
+    /// been offered its first result. A query whose every observer is still busy with an earlier result, its
+    /// changes held back (``LiveQueryStatistics/deferrals``), is brought up to date for this call; its observers
+    /// take the result when they signal.
+    ///
+    /// Offered is not yet handled: a handler runs on its own queue. To wait for what an observer receives, iterate
+    /// ``PendingQuery/snapshots()``, whose `next()` returns the next result.
     ///
     /// Returns at once when nothing is observed, and when the store is closed or the calling task is cancelled.
     ///

@@ -32,14 +32,11 @@ func leakTrackerExample() {
 struct ItemsScreenTests {
     @Test func showsTheList() async throws {
         let store = Store.inMemory()
-        let shown = LockedValue(0)
-        let query = try store.collection("items").find("a == 1").observeLocal { documents, _ in
-            shown.withLock { $0 = documents.count }
-        }
+        // Each `next()` is the signal for the next result: the first, then the one with the new document.
+        var results = try store.collection("items").find("a == 1").snapshots().makeAsyncIterator()
+        #expect(try await results.next()?.documents.count == 0)
         try await store.collection("items").upsert(["_id": "1", "a": 1])
-        await store.waitForLiveQueries()
-        #expect(shown.withLock { $0 } == 1)
-        await query.stop()
+        #expect(try await results.next()?.documents.count == 1)
     }
 }
 // end snippet

@@ -2,13 +2,14 @@ import DocumentStoreKit
 import Foundation
 import LiveQueryKit
 import SQLiteAdapter
+import TetherClock
 import TetherConcurrency
 import TetherTesting
 
 /// Stores for tests: in memory, and on a temporary SQLite file (removed when the process ends… or left in /tmp).
 enum TestStores {
-    static func sqlite() throws -> Store {
-        try Store.sqlite(path: temporaryPath())
+    static func sqlite(quietPeriod: Duration? = nil, timeSource: any TimeSource = .system) throws -> Store {
+        Store(try SQLiteDocumentStore(path: temporaryPath()), quietPeriod: quietPeriod, timeSource: timeSource)
     }
 
     /// A path for a new SQLite file in a directory of its own, removed when the process ends.
@@ -27,8 +28,14 @@ enum TestStores {
     /// Both kinds, for parameterized tests.
     static let kinds = ["memory", "sqlite"]
 
-    static func make(_ kind: String) throws -> Store {
-        kind == "sqlite" ? try sqlite() : Store.inMemory()
+    /// A store of either kind. `quietPeriod` nil: held-back results are computed only when an observer signals (for
+    /// tests that count the work done while observers are busy).
+    static func make(
+        _ kind: String, quietPeriod: Duration? = nil, timeSource: any TimeSource = .system
+    ) throws -> Store {
+        kind == "sqlite"
+            ? try sqlite(quietPeriod: quietPeriod, timeSource: timeSource)
+            : Store.inMemory(quietPeriod: quietPeriod, timeSource: timeSource)
     }
 }
 
