@@ -53,10 +53,15 @@ struct Fixture: Sendable {
         try await documents.write { transaction in
             for index in 0..<count { try transaction.upsert(self.document(index), into: "items") }
         }
-        let store = Store(documents)
+        let store =
+            Self.quietMilliseconds.map { Store(documents, quietPeriod: $0 > 0 ? .milliseconds($0) : nil) }
+            ?? Store(documents)
         try await store.collection("items").createIndex(["group", "name"])
         return store
     }
+
+    /// `TETHER_BENCH_QUIET_MS`: the store's quiet period in milliseconds, 0 for none; unset, the store's default.
+    static let quietMilliseconds = ProcessInfo.processInfo.environment["TETHER_BENCH_QUIET_MS"].flatMap { Int($0) }
 
     func tetherQuery(_ store: Store, group: Int = Fixture.observedGroup) -> PendingQuery {
         store.collection("items").find("group == $args.g", args: ["g": .string("g\(group)")]).sort("name").limit(100)
