@@ -21,6 +21,13 @@ struct HeldBackTests {
             }
         }
 
+        /// Observes `query` and returns once the first result is handled and its signal kept: the observer is busy.
+        func observeUntilBusy(_ query: PendingQuery) async throws -> LiveQuery {
+            let liveQuery = try observe(query)
+            try await eventually { self.isHoldingSignal }
+            return liveQuery
+        }
+
         func signalNext() { signal.withLock { $0.take() }?() }
         var isHoldingSignal: Bool { signal.withLock { $0 != nil } }
     }
@@ -32,8 +39,7 @@ struct HeldBackTests {
         let store = try TestStores.make(kind, quietPeriod: nil)
         let items = store.collection("items")
         let slow = SlowObserver()
-        let liveQuery = try slow.observe(items.find("group == 'a'").sort("_id"))
-        try await eventually { slow.isHoldingSignal }
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id"))
         let before = store.statistics
         for index in 0..<50 {
             _ = try await items.upsert(["_id": .string("d\(index % 7)"), "group": "a", "n": .number(Double(index))])
@@ -92,8 +98,7 @@ struct HeldBackTests {
         let store = try TestStores.make(kind, quietPeriod: nil)
         let items = store.collection("items")
         let slow = SlowObserver()
-        let liveQuery = try slow.observe(items.find("group == 'a'").sort("_id").limit(3))
-        try await eventually { slow.isHoldingSignal }
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id").limit(3))
         let before = store.statistics
         for batch in 0..<3 {
             try await store.write { transaction in

@@ -42,8 +42,7 @@ struct QuietCatchUpTests {
         let store = try TestStores.make(kind, quietPeriod: Self.quiet, timeSource: clock)
         let items = store.collection("items")
         let slow = SlowObserver()
-        let liveQuery = try slow.observe(items.find("group == 'a'").sort("_id"))
-        try await eventually { slow.isHoldingSignal }
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id"))
         let before = store.statistics
         for index in 0..<30 {
             _ = try await items.upsert(["_id": .string("d\(index % 7)"), "group": "a", "n": .number(Double(index))])
@@ -74,8 +73,7 @@ struct QuietCatchUpTests {
         let store = try TestStores.make(kind, quietPeriod: Self.quiet, timeSource: clock)
         let items = store.collection("items")
         let slow = SlowObserver()
-        let liveQuery = try slow.observe(items.find("group == 'a'"))
-        try await eventually { slow.isHoldingSignal }
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'"))
         let before = store.statistics
         _ = try await items.upsert(["_id": "x", "group": "a"])
         #expect(await clock.waitForSleepers(1))
@@ -91,8 +89,7 @@ struct QuietCatchUpTests {
 
         let never = try TestStores.make(kind, quietPeriod: nil, timeSource: clock)
         let other = SlowObserver()
-        let otherQuery = try other.observe(never.collection("items").find("group == 'a'"))
-        try await eventually { other.isHoldingSignal }
+        let otherQuery = try await other.observeUntilBusy(never.collection("items").find("group == 'a'"))
         _ = try await never.collection("items").upsert(["_id": "x", "group": "a"])
         try await eventually { never.statistics.deferrals == 1 }
         #expect(clock.sleeperCount == 0, "no quiet period: no watch")
