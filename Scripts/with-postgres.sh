@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Usage: Scripts/with-postgres.sh CMD [ARG …]
+#
+# Starts a throwaway PostgreSQL cluster on 127.0.0.1 and a free port, in a temporary directory, runs CMD with
+# TETHER_POSTGRES_URL set to it, then stops the cluster and removes the directory — whatever CMD's outcome — and
+# exits with CMD's status.
+#
+# The server refuses to run as root, and these machines run as root: then the cluster belongs to the unprivileged
+# `postgres` user (Debian's package creates it) and runs as that user. As another user, it runs as you.
+#
+# Also exported, for tests that restart the server or fence it off: TETHER_POSTGRES_DATA (the cluster's directory),
+# TETHER_POSTGRES_CTL (a command that takes `stop` or `start` and does it to this cluster, as the right user).
+#
+# Needs Debian's postgresql package (`apt-get install -y postgresql`); its programs need not be on PATH.
+set -euo pipefail
+
+if [ $# -eq 0 ]; then
+    echo "usage: $0 CMD [ARG …]" >&2
+    exit 64
+fi
+
+bin=""
+if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+    bin=$(dirname "$(command -v pg_ctl)")
+else
+    for candidate in /usr/lib/postgresql/*/bin; do
+        [ -x "$candidate/pg_ctl" ] && bin=$candidate
+    done
+fi
+if [ -z "$bin" ]; then
+    echo "error: no PostgreSQL server found (initdb, pg_ctl); install it: apt-get install -y postgresql" >&2
+    exit 69
+fi
+
+as_owner=()
+owner=$(id -un)
+if [ "$(id -u)" -eq 0 ]; then
+    if ! id postgres >/dev/null 2>&1; then
+        echo "error: running as root, and there is no 'postgres' user to run the server as" >&2
+        exit 69
+    fi
+    owner=postgres
+    as_owner=(runuser -u postgres --)
+fi
+
+root=$(mktemp -d "${TMPDIR:-/tmp}/tether-postgres.XXXXXX")
+chmod 700 "$root"
+[ "$owner" != "$(id -un)" ] && chown "$owner" "$root"
+data="$root/data"
+control="$root/ctl"
+
+cleanup() {
+    local status=$?
+    if [ -f "$data/postmaster.pid" ]; then
+        "${as_owner[@]}" "$bin/pg_ctl" -D "$data" stop -m immediate >/dev/null 2>&1 || true
+    fi
+    rm -rf "$root"
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# A free port on loopback: the kernel picks one; the server binds it a moment later.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+
+"${as_owner[@]}" "$bin/initdb" -D "$data" -A trust -U tether -E UTF8 --locale=C.UTF-8 >"$root/initdb.log" 2>&1 || {
+    cat "$root/initdb.log" >&2
+    exit 70
+}
+
+# The command tests use to stop and start this very cluster (same port, same directory).
+cat >"$control" <<EOF
+#!/usr/bin/env bash
+set -euo pipefail
+case "\${1:-}" in
+    stop) ${as_owner[*]} "$bin/pg_ctl" -D "$data" stop -m fast -w >/dev/null ;;
+    start) ${as_owner[*]} "$bin/pg_ctl" -D "$data" -l "$root/server.log" start -w \
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $root -c max_connections=200" >/dev/null ;;
+    *) echo "usage: \$0 stop|start" >&2; exit 64 ;;
+esac
+EOF
+chmod 755 "$control"
+[ "$owner" != "$(id -un)" ] && chown "$owner" "$control"
+
+bash "$control" start || {
+    cat "$root/server.log" >&2 || true
+    exit 70
+}
+
+export TETHER_POSTGRES_URL="postgres://tether@127.0.0.1:$port/postgres"
+export TETHER_POSTGRES_DATA="$data"
+export TETHER_POSTGRES_CTL="$control"
+echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $TETHER_POSTGRES_URL" >&2
+
+set +e
+"$@"
+status=$?
+set -e
+exit "$status"
