@@ -28,7 +28,7 @@ public final class SQLiteDocumentStore: DocumentStore {
     let unreadable: UnreadableRows
     let publisher: ChangeLogPublisher
     let configuration: SQLiteConfiguration
-    let indexes = DeclaredIndexes()
+    let indexes = DeclaredIndexList()
 
     /// How many stored documents this store has met that no longer read as documents (written by another program,
     /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
@@ -123,7 +123,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         try checkOpen()
         guard !indexes.list.contains(index) else { return }
         do {
-            try await pool.write { db in try DeclaredIndexes.create(index, in: db) }
+            try await pool.write { db in try DeclaredIndexList.create(index, in: db) }
         } catch let error as DatabaseError {
             throw PersistenceError.mapping(error, file: path).adding(collection: index.collection)
         }

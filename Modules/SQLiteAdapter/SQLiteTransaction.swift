@@ -10,7 +10,7 @@ struct SQLiteReader: DocumentReader {
     /// Told of each stored row that no longer reads as a document; the row is left out of query results.
     var unreadable: UnreadableRows?
     /// The declared indexes, whose paths the compiled queries write out.
-    var indexes: DeclaredIndexes?
+    var indexes: DeclaredIndexList?
 
     func document(id: String, in collection: String) throws -> StoredDocument? {
         try CollectionName.validate(collection)
@@ -101,7 +101,7 @@ final class SQLiteTransaction: TransactionReading {
 
     init(
         db: Database, file: String, tracker: ChangeTracker, unreadable: UnreadableRows? = nil,
-        indexes: DeclaredIndexes? = nil
+        indexes: DeclaredIndexList? = nil
     ) {
         self.reader = SQLiteReader(db: db, file: file, unreadable: unreadable, indexes: indexes)
         self.tracker = tracker
