@@ -32,6 +32,23 @@ public struct LikePattern: Sendable, Hashable {
         self.tokens = tokens
     }
 
+    /// The pattern in SQL's `LIKE` syntax with `\` as the escape character, every literal `%`, `_` and `\` escaped:
+    /// an engine whose `LIKE` compares code points, case-sensitively (PostgreSQL under `COLLATE "C"`), matches
+    /// exactly what ``matches(_:)`` matches. A trailing lone `\`, which SQL refuses, comes out escaped.
+    package var sqlText: String {
+        var text = ""
+        for token in tokens {
+            switch token {
+            case .any: text += "%"
+            case .one: text += "_"
+            case .literal(let scalar):
+                if scalar == "%" || scalar == "_" || scalar == "\\" { text += "\\" }
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+
     /// Whether `string` matches the whole pattern.
     public func matches(_ string: String) -> Bool {
         let scalars = Array(string.unicodeScalars)
