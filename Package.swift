@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "DocumentStoreKit", targets: ["DocumentStoreKit"]),
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
+        .library(name: "PostgresAdapter", targets: ["PostgresAdapter"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
@@ -51,6 +52,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -147,6 +149,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/SQLiteAdapter"
+        ),
+        .target(
+            name: "PostgresAdapter",
+            dependencies: [
+                "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/PostgresAdapter"
         ),
 
         // MARK: Assembly from configuration.yaml
@@ -363,6 +378,16 @@ let package = Package(
             path: "Tests/SQLiteAdapterTests"
         ),
         .testTarget(
+            name: "PostgresAdapterTests",
+            dependencies: [
+                "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherTesting",
+                "TetherConcurrency", "TetherTestingTraits",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/PostgresAdapterTests"
+        ),
+        .testTarget(
             name: "PipelineKitTests",
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
@@ -488,7 +513,7 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
     let networked: Set<String> = [
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
-        "tether-sample", "TetherSampleTests", "DocSnippets",
+        "tether-sample", "TetherSampleTests", "DocSnippets", "PostgresAdapter", "PostgresAdapterTests",
     ]
     package.targets.removeAll { networked.contains($0.name) }
     package.products.removeAll { networked.contains($0.name) }

@@ -1,0 +1,55 @@
+import DocumentStoreKit
+import PersistenceKit
+import PostgresAdapter
+import Testing
+import TetherJSON
+import TetherTesting
+
+@Suite(
+    "PostgresDocumentStore: the document-store conformance suite on a real server", PostgresTestServer.required,
+    .timeLimit(.minutes(2)))
+struct PostgresDocumentStoreTests {
+    @Test("Conformance", arguments: DocumentStoreConformance.checks)
+    func conformance(_ check: DocumentStoreCheck) async throws {
+        try await PostgresTestServer.withStore { store in try await check.run(on: store) }
+    }
+
+    @Test("Documents stay when the store stops and another starts on the same schema; the schema is not made twice")
+    func restart() async throws {
+        let configuration = try PostgresTestServer.freshConfiguration()
+        let first = try PostgresDocumentStore(configuration: configuration)
+        try await PostgresTestServer.running(first) { store in
+            try await store.upsert(["_id": "a", "v": 1], into: "items")
+            try await store.createIndex(DocumentIndex(collection: "items", fields: ["v"]))
+        }
+        try await PostgresTestServer.withStore(configuration) { store throws in
+            #expect(try await store.document(id: "a", in: "items")?.body == ["_id": "a", "v": 1])
+            #expect(try await store.declaredIndexes() == [try DocumentIndex(collection: "items", fields: ["v"])])
+            #expect(try await store.read { try $0.commitNumber() } == 1)
+        }
+    }
+
+    @Test("An operation on a store that nobody runs fails, saying so, instead of waiting for ever")
+    func notRunning() async throws {
+        var configuration = try PostgresTestServer.freshConfiguration()
+        configuration.connectTimeout = .milliseconds(200)
+        let store = try PostgresDocumentStore(configuration: configuration)
+        let error = await #expect(throws: PersistenceError.self) {
+            try await store.upsert(["_id": "a"], into: "items")
+        }
+        #expect(error?.kind == .cannotOpen)
+        #expect(error?.message.contains("not running") == true)
+    }
+
+    @Test("After the store has stopped, operations fail with .closed and the change feed has ended")
+    func stopped() async throws {
+        let configuration = try PostgresTestServer.freshConfiguration()
+        let store = try PostgresDocumentStore(configuration: configuration)
+        try await PostgresTestServer.running(store) { store in
+            _ = try await store.upsert(["_id": "a"], into: "items")
+        }
+        let error = await #expect(throws: PersistenceError.self) { try await store.document(id: "a", in: "items") }
+        #expect(error?.kind == .closed)
+        try await PostgresTestServer.dropSchema(of: configuration)
+    }
+}
