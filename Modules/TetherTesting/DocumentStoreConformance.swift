@@ -15,7 +15,7 @@ import TetherJSON
 public enum DocumentStoreConformance {
     /// Every check.
     public static let checks: [DocumentStoreCheck] =
-        basicChecks + feedChecks + badInputChecks + queryChecks + indexChecks
+        basicChecks + feedChecks + badInputChecks + queryChecks + indexChecks + randomQueryChecks
 }
 
 /// One rule, runnable against a store.
