@@ -380,7 +380,7 @@ let package = Package(
         .testTarget(
             name: "PostgresAdapterTests",
             dependencies: [
-                "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherTesting",
+                "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "LiveQueryKit", "TetherJSON", "TetherTesting",
                 "TetherConcurrency", "TetherTestingTraits",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

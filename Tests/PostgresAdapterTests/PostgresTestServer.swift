@@ -1,3 +1,4 @@
+import DocumentStoreKit
 import Foundation
 import Logging
 import PostgresAdapter
@@ -57,21 +58,43 @@ enum PostgresTestServer {
         }
     }
 
-    /// Runs `sql` on a connection of its own.
-    static func execute(_ sql: String) async throws {
+    /// Runs `sql` on a connection of its own; returns the first column of each row, as text.
+    @discardableResult
+    static func execute(_ sql: String) async throws -> [String] {
+        try await execute(PostgresQuery(unsafeSQL: sql))
+    }
+
+    /// Runs `query` on a connection of its own; returns the first column of each row, as text.
+    @discardableResult
+    static func execute(_ query: PostgresQuery) async throws -> [String] {
         let configuration = try PostgresConfiguration(url: try #require(url))
+        let logger = Logger(label: "tether.tests.postgres")
         let connection = try await PostgresConnection.connect(
             configuration: .init(
                 host: configuration.host, port: configuration.port, username: configuration.user,
                 password: configuration.password, database: configuration.database, tls: .disable),
-            id: 1, logger: Logger(label: "tether.tests.postgres"))
+            id: 1, logger: logger)
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: sql), logger: Logger(label: "tether.tests.postgres"))
+            var lines: [String] = []
+            for try await row in try await connection.query(query, logger: logger) {
+                lines.append(try row.decode(String?.self) ?? "NULL")
+            }
+            try await connection.close()
+            return lines
         } catch {
             try? await connection.close()
             throw error
         }
-        try await connection.close()
+    }
+
+    /// PostgreSQL's plan for `query` as the store compiles it, one line per plan node.
+    static func plan(
+        _ query: DocumentQuery, indexed: Set<DocumentPath>, in configuration: PostgresConfiguration
+    ) async throws -> String {
+        let compiled = PostgresQueryCompiler.select(
+            query, from: "\(configuration.schema).tether_documents", indexed: indexed)
+        return try await execute(PostgresQuery(unsafeSQL: "EXPLAIN " + compiled.sql, binds: compiled.binds))
+            .joined(separator: " | ")
     }
 
     static func dropSchema(of configuration: PostgresConfiguration) async throws {
