@@ -83,7 +83,9 @@ let package = Package(
         // The HTTP entity cache's role (EntityCache) and its work queue (PersistentCache); an in-memory cache.
         .target(
             name: "EntityCacheKit",
-            dependencies: ["PersistenceKit", "TetherConcurrency", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "PersistenceKit", "TetherConcurrency", "TetherJSON", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Modules/EntityCacheKit"
         ),
         // The document store's role (DocumentStore): transactions, a compiled query model, a change feed and log.
@@ -153,7 +155,8 @@ let package = Package(
         .target(
             name: "PostgresAdapter",
             dependencies: [
-                "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
+                "TetherConcurrency",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -196,7 +199,7 @@ let package = Package(
             name: "TetherTesting",
             dependencies: [
                 "OwnershipKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
-                "TetherClock",
+                "TetherClock", "EntityCacheKit",
             ],
             path: "Modules/TetherTesting"),
         // Swift Testing traits (the leak check), apart from TetherTesting, whose doubles need no test library.
@@ -343,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "EntityCacheKitTests",
             dependencies: [
-                "EntityCacheKit", "PersistenceKit", "TetherTestingTraits", "TetherConcurrency",
+                "EntityCacheKit", "PersistenceKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/EntityCacheKitTests"
@@ -380,7 +383,8 @@ let package = Package(
         .testTarget(
             name: "PostgresAdapterTests",
             dependencies: [
-                "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "LiveQueryKit", "TetherJSON", "TetherTesting",
+                "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
+                "TetherTesting",
                 "TetherConcurrency", "TetherTestingTraits",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,7 +1,6 @@
 import DocumentStoreKit
 import Foundation
 import Logging
-import NIOSSL
 import PersistenceKit
 import PostgresNIO
 import ServiceLifecycle
@@ -60,7 +59,7 @@ extension PostgresDocumentStore {
         let (threadPool, logger, store) = (threadPool, logger, configuration.description)
         do {
             let connection = try await PostgresConnection.connect(
-                configuration: listenerConnectionConfiguration(), id: 0, logger: logger)
+                configuration: PostgresConnectionConfigurations.connection(configuration), id: 0, logger: logger)
             let result: Result<T, any Error>
             do {
                 result = .success(
@@ -77,22 +76,5 @@ extension PostgresDocumentStore {
         } catch {
             throw PersistenceError.mappingPostgres(error, store: store)
         }
-    }
-
-    /// The configuration of the listener's own connection (not pooled: `LISTEN` holds it).
-    func listenerConnectionConfiguration() throws -> PostgresConnection.Configuration {
-        let tls: PostgresConnection.Configuration.TLS
-        switch configuration.tls {
-        case .disable: tls = .disable
-        case .require: tls = .require(try NIOSSLContext(configuration: Self.unverifiedTLS))
-        case .verifyFull: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        }
-        var connection = PostgresConnection.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.user,
-            password: configuration.password, database: configuration.database, tls: tls)
-        connection.options.connectTimeout = .nanoseconds(
-            Int64(configuration.connectTimeout.components.seconds) * 1_000_000_000
-                + configuration.connectTimeout.components.attoseconds / 1_000_000_000)
-        return connection
     }
 }

@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
-import NIOSSL
 public import PersistenceKit
 import PostgresNIO
 public import ServiceLifecycle
@@ -50,7 +49,8 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
         schema = PostgresSchema(schema: configuration.schema)
         lifecycle = PostgresStoreLifecycle(store: configuration.description)
         client = PostgresClient(
-            configuration: Self.clientConfiguration(configuration), backgroundLogger: configuration.logger)
+            configuration: PostgresConnectionConfigurations.client(configuration),
+            backgroundLogger: configuration.logger)
         // The threads that run transaction bodies, which are synchronous: one per connection the pool may lend.
         threadPool = NIOThreadPool(numberOfThreads: configuration.poolSize)
     }
@@ -154,33 +154,5 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
         } catch {
             throw PersistenceError.mappingPostgres(error, store: store)
         }
-    }
-
-    // MARK: Configuration
-
-    static func clientConfiguration(_ configuration: PostgresConfiguration) -> PostgresClient.Configuration {
-        var client = PostgresClient.Configuration(
-            host: configuration.host, port: configuration.port, username: configuration.user,
-            password: configuration.password, database: configuration.database,
-            tls: clientTLS(configuration.tls))
-        client.options.connectTimeout = configuration.connectTimeout
-        client.options.maximumConnections = configuration.poolSize
-        client.options.minimumConnections = 1
-        return client
-    }
-
-    static func clientTLS(_ mode: PostgresConfiguration.TLSMode) -> PostgresClient.Configuration.TLS {
-        switch mode {
-        case .disable: return .disable
-        case .require: return .require(unverifiedTLS)
-        case .verifyFull: return .require(.makeClientConfiguration())
-        }
-    }
-
-    /// TLS that encrypts but does not check the server's certificate (`sslmode=require`).
-    static var unverifiedTLS: TLSConfiguration {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        tls.certificateVerification = .none
-        return tls
     }
 }

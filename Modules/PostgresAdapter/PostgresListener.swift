@@ -25,7 +25,7 @@ struct PostgresListener: Sendable {
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(
-                    configuration: store.listenerConnectionConfiguration(), id: 0, logger: logger)
+                    configuration: PostgresConnectionConfigurations.connection(configuration), id: 0, logger: logger)
                 do {
                     try await connection.listen(on: store.schema.channel) { notifications in
                         if failures > 0 {

@@ -4,7 +4,6 @@ import GRDB
 import Logging
 public import PersistenceKit
 import TetherConcurrency
-import TetherJSON
 
 /// An `EntityCache` in a SQLite file: what lets an EntityCacheKit `PersistentCache` survive
 /// restarts.
@@ -74,7 +73,7 @@ public final class SQLiteEntityCache: EntityCache {
                 let headers: String = row[1]
                 let timestamp: Double = row[2]
                 return CachedEntity(
-                    body: row[0], headers: Self.decodeHeaders(headers),
+                    body: row[0], headers: CachedEntity.decodeHeaders(headers),
                     timestamp: Date(timeIntervalSince1970: timestamp))
             }
         }
@@ -87,7 +86,8 @@ public final class SQLiteEntityCache: EntityCache {
                 try db.cachedStatement(
                     sql: "INSERT OR REPLACE INTO tether_entities (key, body, headers, timestamp) VALUES (?, ?, ?, ?)"
                 ).execute(arguments: [
-                    key, entity.body, Self.encodeHeaders(entity.headers), entity.timestamp.timeIntervalSince1970,
+                    key, entity.body, CachedEntity.encodeHeaders(entity.headers),
+                    entity.timestamp.timeIntervalSince1970,
                 ])
             }
         }
@@ -149,17 +149,5 @@ public final class SQLiteEntityCache: EntityCache {
             path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
             expecting: EntityCacheSchema.table)
         pool.withLock { $0 = fresh }
-    }
-
-    static func encodeHeaders(_ headers: [CachedEntity.Header]) -> String {
-        JSONValue.array(headers.map { .array([.string($0.name), .string($0.value)]) }).jsonText
-    }
-
-    static func decodeHeaders(_ text: String) -> [CachedEntity.Header] {
-        guard case .array(let pairs)? = try? JSONValue(parsing: text) else { return [] }
-        return pairs.compactMap { pair in
-            guard case .string(let name)? = pair[0], case .string(let value)? = pair[1] else { return nil }
-            return CachedEntity.Header(name: name, value: value)
-        }
     }
 }
