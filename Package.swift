@@ -187,7 +187,7 @@ let package = Package(
             name: "PipelinePlugins",
             dependencies: [
                 "PipelineKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
-                "URLSessionAdapter", "AsyncHTTPClientAdapter", "SQLiteAdapter",
+                "URLSessionAdapter", "AsyncHTTPClientAdapter", "SQLiteAdapter", "PostgresAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -399,6 +399,7 @@ let package = Package(
                 "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             path: "Tests/PipelineKitTests"
         ),

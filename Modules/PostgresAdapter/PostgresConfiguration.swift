@@ -126,6 +126,12 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
         "postgres://\(user)@\(host):\(port)/\(database)" + (schema == "public" ? "" : "?schema=\(schema)")
     }
 
+    /// Whether `name` is a schema name Tether uses: 1 to 40 lowercase letters, digits and `_`, starting with a letter
+    /// or `_` (written into SQL as it is, so never quoted, never user text).
+    public static func isSchemaName(_ name: String) -> Bool {
+        PostgresIdentifier.isValid(name)
+    }
+
     static func isLoopback(_ host: String) -> Bool {
         host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }

@@ -22,7 +22,7 @@ struct PluginDecodingTests {
         #expect(core.defaultType(for: TransportComponent.self) == nil)
         let standard = PluginRegistry.standard
         #expect(standard.types(for: TransportComponent.self) == ["async-http-client", "in-memory", "urlsession"])
-        #expect(standard.types(for: PersistenceComponent.self) == ["memory", "sqlite"])
+        #expect(standard.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
         #expect(standard.defaultType(for: TransportComponent.self) == "async-http-client")
         #expect(standard.defaultType(for: PersistenceComponent.self) == "sqlite")
         // Registering on one registry changes no other.
