@@ -415,8 +415,9 @@ let package = Package(
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
                 "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "Tether",
-                "SQLiteAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter", "URLSessionAdapter",
-                "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits", "TransportConformance",
+                "SQLiteAdapter", "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
+                "URLSessionAdapter", "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits",
+                "TransportConformance",
                 "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

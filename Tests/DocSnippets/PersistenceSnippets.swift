@@ -1,11 +1,17 @@
 // The examples of Docs/Persistence.md, compiled (see OwnershipKitSnippets.swift).
 import DocumentStoreKit
 import EntityCacheKit
+import Foundation
+import LiveQueryKit
+import Logging
+import PostgresAdapter
 import ResourceKit
 import SQLiteAdapter
+import ServiceLifecycle
 import Testing
 import TetherJSON
 import TetherTesting
+import UnixSignals
 
 enum PersistenceSnippets {
     static func open(dataDirectory: String) throws -> (PersistentCache, SQLiteDocumentStore) {
@@ -16,7 +22,7 @@ enum PersistenceSnippets {
         return (cache, store)
     }
 
-    static func pointAtCache(service: Service, cache: PersistentCache) {
+    static func pointAtCache(service: ResourceKit.Service, cache: PersistentCache) {
         // snippet: Persistence.configure
         service.configure { $0.persistentCache = cache }
         service.configure("/session/**") { $0.persistentCache = nil }
@@ -44,6 +50,23 @@ enum PersistenceSnippets {
         }
         // end snippet
         return subscription
+    }
+}
+
+extension PersistenceSnippets {
+    static func postgres(app: some ServiceLifecycle.Service, logger: Logger) async throws {
+        // snippet: Persistence.postgres
+        var configuration = try PostgresConfiguration(url: "postgres://app@db.internal:5432/app?sslmode=verify-full")
+        configuration.password = ProcessInfo.processInfo.environment["APP_DB_PASSWORD"]
+        let documents = try PostgresDocumentStore(configuration: configuration)
+        let store = Store(documents)  // live queries, as on SQLite
+        let cache = PersistentCache(try PostgresEntityCache(configuration: configuration))
+        // end snippet
+        _ = (store, cache)
+        // snippet: Persistence.postgres-run
+        let group = ServiceGroup(services: [documents, app], gracefulShutdownSignals: [.sigterm], logger: logger)
+        try await group.run()  // on SIGTERM: no new writes, the ones in flight finish, then it stops
+        // end snippet
     }
 }
 
