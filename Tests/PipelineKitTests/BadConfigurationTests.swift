@@ -336,7 +336,7 @@ struct BadConfigurationTests {
     func missingType() {
         let found = issues("persistence:\n  store_path: x.sqlite\n")
         #expect(found.first?.kind == .missingKey)
-        #expect(found.first?.message == "missing key 'type': name a persistence, one of memory, sqlite")
+        #expect(found.first?.message == "missing key 'type': name a persistence, one of memory, postgres, sqlite")
     }
 
     @Test("A bad live query points at the column inside the query")
