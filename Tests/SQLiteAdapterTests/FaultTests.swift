@@ -7,6 +7,7 @@ import PersistenceKit
 import SQLiteAdapter
 import Testing
 import TetherJSON
+import TetherTesting
 import TetherTestingTraits
 
 @Suite(

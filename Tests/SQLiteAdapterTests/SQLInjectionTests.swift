@@ -5,6 +5,7 @@ import PersistenceKit
 import SQLiteAdapter
 import Testing
 import TetherJSON
+import TetherTesting
 import TetherTestingTraits
 
 /// Security: no user text is ever part of SQL. Every value and every path a query names travels as a bound
