@@ -380,12 +380,18 @@ let package = Package(
             ],
             path: "Tests/SQLiteAdapterTests"
         ),
+        // Writers and observers in processes of their own, sharing a schema only through the server.
+        .executableTarget(
+            name: "tether-postgres-probe",
+            dependencies: ["PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON"],
+            path: "Tests/PostgresProbe"
+        ),
         .testTarget(
             name: "PostgresAdapterTests",
             dependencies: [
                 "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
                 "TetherTesting",
-                "TetherConcurrency", "TetherTestingTraits",
+                "TetherConcurrency", "TetherTestingTraits", "tether-postgres-probe",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -520,6 +526,7 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
         "tether-sample", "TetherSampleTests", "DocSnippets", "PostgresAdapter", "PostgresAdapterTests",
+        "tether-postgres-probe",
     ]
     package.targets.removeAll { networked.contains($0.name) }
     package.products.removeAll { networked.contains($0.name) }
