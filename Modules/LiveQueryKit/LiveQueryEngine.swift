@@ -73,6 +73,10 @@ final class LiveQueryEngine: Sendable {
         var received: UInt64 = 0
         /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
         var quietWatch = QuietWatch.idle
+        /// How many observers are still to be checked for dead owners since the last round with changes: while any
+        /// are, the consumer runs rounds with nothing else to do (each checks ``LiveQueryEngine/sweepPerRound``), so
+        /// that when the writer stops, every observer whose owner died is released — not one table-share per commit.
+        var sweepDebt = 0
 
         var isObserving: Bool { !registered.isEmpty }
         /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
@@ -304,7 +308,12 @@ final class LiveQueryEngine: Sendable {
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
         // died is still released within a few commits (its handler is never called: that is checked at the call).
-        observers.sweep(atMost: Self.sweepPerRound)
+        let entries = observers.sweep(atMost: Self.sweepPerRound)
+        state.withLock { state in
+            // After changes, every entry left is to be looked at again; each round with nothing else looks at its
+            // share.
+            state.sweepDebt = work.changes != nil ? entries : max(0, state.sweepDebt - Self.sweepPerRound)
+        }
         if let changes = work.changes { await apply(changes) }
         for query in work.wakes { await applyDeferred(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
@@ -326,6 +335,8 @@ final class LiveQueryEngine: Sendable {
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
             }
+            // Observers still to check for dead owners: a round that only sweeps.
+            if state.sweepDebt > 0 { return .some(EngineInbox.Work()) }
             return nil  // park until there is work
         }
     }

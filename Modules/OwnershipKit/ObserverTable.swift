@@ -227,17 +227,20 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// Ends the observers whose owners are all gone among up to `limit` entries — the entries after those the
     /// last bounded sweep looked at, wrapping around — so that calling it often costs a bounded time per call and
     /// still reaches every entry within `count / limit` calls. With `limit` entries or fewer, the same as
-    /// ``sweep()``.
+    /// ``sweep()``. Returns how many entries the table holds afterwards (the live and those not yet looked at), so
+    /// that a caller can tell how many more calls reach every entry.
     @inlinable
-    public func sweep(atMost limit: Int) {
+    @discardableResult
+    public func sweep(atMost limit: Int) -> Int {
         var graveyard = Graveyard<Observer>()
-        let outcome = state.withLock { state in
+        let (outcome, remaining) = state.withLock { state in
             var outcome = Outcome()
             state.sweep(atMost: limit, &graveyard, &outcome)
             state.claimDrain(&outcome)
-            return outcome
+            return (outcome, state.entries.count)
         }
         finish(outcome)
+        return remaining
     }
 
     // MARK: Notifying
