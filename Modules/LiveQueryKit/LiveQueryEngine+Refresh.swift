@@ -19,7 +19,10 @@ extension LiveQueryEngine {
             var touched: [Candidate] = []
             for (query, evaluation) in state.evaluations
             where (evaluation.isEvaluated || evaluation.isFailing) && touches(query.collection) {
-                touched.append(Candidate(query: query, ids: evaluation.ids, isFailing: evaluation.isFailing))
+                touched.append(
+                    Candidate(
+                        query: query, ids: evaluation.ids, isFailing: evaluation.isFailing,
+                        deferred: evaluation.deferred))
             }
             return touched
         }
@@ -32,9 +35,7 @@ extension LiveQueryEngine {
         // Which results the changes can alter, decided from the documents alone, outside the lock: with many queries
         // of one shape, most are left alone here — and left alone they stay exact through this round. (Without a
         // read — unknown changes, a failed read — every query counts as altered.)
-        let relevant =
-            read.map { read in touched.filter { $0.isFailing || Self.canAlter($0.query, ids: $0.ids, read) } }
-            ?? touched
+        let relevant = read.map { read in touched.filter { $0.canBeAltered(by: read) } } ?? touched
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
         state.withLock { state in
@@ -60,6 +61,19 @@ extension LiveQueryEngine {
         let query: DocumentQuery
         let ids: Set<String>
         let isFailing: Bool
+        /// The changes held back for the query: its result is that of ``ids`` with these applied, so a document
+        /// they touched may be in it even though ``ids`` does not have it.
+        let deferred: ChangeSet?
+
+        /// Whether the changed documents can alter the query's result — as it is after any held-back changes too.
+        func canBeAltered(by read: ChangedDocuments) -> Bool {
+            if isFailing || deferred?.hasUnknownChanges == true { return true }
+            guard let deferred else { return LiveQueryEngine.canAlter(query, ids: ids, read) }
+            let collection = query.collection
+            return LiveQueryEngine.canAlter(query, ids: ids, read) {
+                deferred.changes[ChangeSet.Key(collection: collection, id: $0)] != nil
+            }
+        }
     }
 
     enum Hold {
@@ -131,6 +145,11 @@ extension LiveQueryEngine {
                     state.evaluations[query]?.commit = max(known, commit)
                 }
             }
+            // Held-back changes that alter nothing publish nothing: an observer that went idle behind the latest
+            // result, waiting for them, takes that result now.
+            if let (snapshot, behind) = evaluation.published.offerToIdleBehind() {
+                for registration in behind { registration.lane.submit(snapshot) }
+            }
         case .incremental(let documents, let commit):
             publish(documents, commit: commit, for: query, incremental: true)
         case .rerun(let reason):
@@ -175,9 +194,13 @@ extension LiveQueryEngine {
     /// Whether the changed documents can alter the query's result: one of them was in it or matches now — or the
     /// query has an offset (a document before the window is in no result, yet moves the window when it comes or
     /// goes, and whether it matched before is not known), or too many changed to tell.
-    static func canAlter(_ query: DocumentQuery, ids: Set<String>, _ read: ChangedDocuments) -> Bool {
+    /// `mayBeIn` names documents that may be in the result besides `ids` (those touched by changes held back for it).
+    static func canAlter(
+        _ query: DocumentQuery, ids: Set<String>, _ read: ChangedDocuments, mayBeIn: (String) -> Bool = { _ in false }
+    ) -> Bool {
         guard query.offset == 0, let changed = read.relevance[query.collection] else { return true }
-        return changed.ids.contains(where: ids.contains) || changed.bodies.contains { query.predicate.matches($0) }
+        return changed.ids.contains { ids.contains($0) || mayBeIn($0) }
+            || changed.bodies.contains { query.predicate.matches($0) }
     }
 
     /// The commit a result that the changes cannot alter is exact at: the read's, when the changes reach it;

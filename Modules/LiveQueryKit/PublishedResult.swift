@@ -80,6 +80,24 @@ final class PublishedResult: Sendable {
         state.withLock { $0.isHeld = false }
     }
 
+    /// The latest result, with the idle observers that have not taken it, to submit it to outside the lock; nil when
+    /// every idle observer has it. An observer busy when a result was published, that goes idle while the query's
+    /// changes are held back, waits for the result those changes bring (``becameIdle(_:)``); when they turn out not
+    /// to alter the result, nothing is published, and it takes this one instead.
+    func offerToIdleBehind() -> (Snapshot, [Registration])? {
+        state.withLock { state in
+            guard !state.isHeld, let snapshot = state.snapshot else { return nil }
+            let generation = state.generation
+            let behind = state.idle.filter { id, _ in state.taken[id, default: 0] < generation }
+            guard !behind.isEmpty else { return nil }
+            for id in behind.keys {
+                state.idle[id] = nil
+                state.taken[id] = generation
+            }
+            return (snapshot, Array(behind.values))
+        }
+    }
+
     /// Forgets an observer that ended.
     func remove(_ registration: Registration) {
         state.withLock { state in

@@ -92,6 +92,37 @@ struct HeldBackTests {
     }
 
     @Test(
+        "An observer behind the latest result, woken by held-back changes that alter nothing, still gets that result",
+        arguments: TestStores.kinds)
+    func behindThenHeldChangesAlterNothing(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil)
+        let items = store.collection("items")
+        _ = try await items.upsert(["_id": "a0", "group": "a"])
+        let query = items.find("group == 'a'").sort("_id")
+        let behind = SlowObserver()
+        let ahead = SlowObserver()
+        let behindQuery = try await behind.observeUntilBusy(query)
+        let aheadQuery = try await ahead.observeUntilBusy(query)
+        // The ahead observer takes the next result; the behind one is busy with the first.
+        ahead.signalNext()
+        _ = try await items.upsert(["_id": "a1", "group": "a"])
+        try await ahead.received.wait { $0.count == 2 && $0.last == ["a0", "a1"] }
+        try await eventually { ahead.isHoldingSignal }
+        // Both busy: a change that could alter the result is held back; the next undoes it (and, every query held
+        // back, waits in the inbox).
+        _ = try await items.upsert(["_id": "b1", "group": "a"])
+        try await eventually { store.statistics.deferrals == 1 }
+        _ = try await items.upsert(["_id": "b1", "group": "b"])
+        // Signalling, the behind observer wakes the query: the held-back changes together alter nothing, and it
+        // gets the result it had not taken.
+        behind.signalNext()
+        try await behind.received.wait { $0.count == 2 }
+        #expect(behind.received.last == ["a0", "a1"])
+        await behindQuery.stop()
+        await aheadQuery.stop()
+    }
+
+    @Test(
         "More held-back changes than the engine reads one by one: the query runs once, and ends right",
         arguments: TestStores.kinds)
     func manyHeldBack(kind: String) async throws {
