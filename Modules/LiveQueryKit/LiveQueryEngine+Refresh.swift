@@ -214,7 +214,12 @@ extension LiveQueryEngine {
     /// Decides how the changes reach the query's result. When the read's changes cover every commit from the
     /// result's to the read's, applying the changed documents as the read found them gives exactly the query's
     /// result at the read's commit.
+    ///
+    /// Changes can reach the engine after a result that already has them: the query ran again (its read seeing
+    /// every commit so far) before the writer's thread had handed them over. Applying them then would take the
+    /// documents back to those commits; they are skipped.
     func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Refresh {
+        guard read.changes.commits.upperBound > evaluation.commit else { return .irrelevant(commit: nil) }
         guard !read.tooMany.contains(query.collection) else { return .rerun(.manyChanges) }
         guard query.offset == 0 else { return .rerun(.offset) }
         guard Self.canAlter(query, ids: evaluation.ids, read) else {
