@@ -22,6 +22,7 @@ import ServiceLifecycle
 ///   schema: public                              # the schema that holds Tether's tables
 ///   pool_size: 8
 ///   connect_timeout: 10s
+///   statement_timeout: 60s                      # a statement unanswered this long fails; its connection closes
 ///   reconnect_delay: 100ms                      # the listener's first wait after losing its connection
 ///   max_reconnect_delay: 5s
 ///   catch_up_interval: 1s                       # the listener reads the change log at least this often
@@ -56,6 +57,8 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         public var poolSize: Int
         /// How long opening a connection may take.
         public var connectTimeout: Duration
+        /// How long a statement may wait for the server's answer.
+        public var statementTimeout: Duration
         /// The listener's first wait after losing its connection.
         public var reconnectDelay: Duration
         /// The listener's longest wait between attempts.
@@ -75,6 +78,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             case passwordFile = "password_file"
             case poolSize = "pool_size"
             case connectTimeout = "connect_timeout"
+            case statementTimeout = "statement_timeout"
             case reconnectDelay = "reconnect_delay"
             case maximumReconnectDelay = "max_reconnect_delay"
             case catchUpInterval = "catch_up_interval"
@@ -88,6 +92,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             schema = defaults.schema
             poolSize = defaults.poolSize
             connectTimeout = defaults.connectTimeout
+            statementTimeout = defaults.statementTimeout
             reconnectDelay = defaults.reconnectDelay
             maximumReconnectDelay = defaults.maximumReconnectDelay
             catchUpInterval = defaults.catchUpInterval
@@ -137,6 +142,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
                 "must be 1 to 40 lowercase letters, digits and '_', starting with a letter or '_'")
             poolSize = try settings.decode(.poolSize, default: poolSize, where: { $0 >= 1 }, "must be at least 1")
             connectTimeout = try settings.duration(.connectTimeout, default: connectTimeout)
+            statementTimeout = try settings.duration(.statementTimeout, default: statementTimeout)
             reconnectDelay = try settings.duration(.reconnectDelay, default: reconnectDelay)
             maximumReconnectDelay = try settings.duration(.maximumReconnectDelay, default: maximumReconnectDelay)
             catchUpInterval = try settings.duration(.catchUpInterval, default: catchUpInterval)
@@ -182,6 +188,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         configuration.schema = settings.schema
         configuration.poolSize = settings.poolSize
         configuration.connectTimeout = settings.connectTimeout
+        configuration.statementTimeout = settings.statementTimeout
         configuration.reconnectDelay = settings.reconnectDelay
         configuration.maximumReconnectDelay = settings.maximumReconnectDelay
         configuration.catchUpInterval = settings.catchUpInterval

@@ -41,6 +41,10 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var poolSize = 8
     /// How long opening a connection may take. Default 10 seconds.
     public var connectTimeout: Duration = .seconds(10)
+    /// How long one statement may wait for the server's answer before it fails (`ioError`) and its connection is
+    /// closed. Default 60 seconds: a bound on a hung connection, not a query budget (PostgreSQL's own
+    /// `statement_timeout` is that).
+    public var statementTimeout: Duration = .seconds(60)
     /// How long the listener waits before its first attempt to reconnect; each failure doubles it, up to
     /// ``maximumReconnectDelay``. Default 100 ms.
     public var reconnectDelay: Duration = .milliseconds(100)

@@ -34,8 +34,7 @@ enum PostgresConnectionConfigurations {
         var connection = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.user,
             password: configuration.password, database: configuration.database, tls: tls)
-        let (seconds, attoseconds) = configuration.connectTimeout.components
-        connection.options.connectTimeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        connection.options.connectTimeout = TimeAmount(configuration.connectTimeout)
         return connection
     }
 

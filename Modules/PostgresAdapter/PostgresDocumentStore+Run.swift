@@ -39,6 +39,9 @@ extension PostgresDocumentStore {
                 } catch {
                     // Cancelled: stop at once.
                 }
+                // Nothing waits for a statement any more: the pool can close every connection.
+                inFlight.stop(
+                    PersistenceError(.closed, "the PostgreSQL store has stopped", file: configuration.description))
                 group.cancelAll()
             }
         } catch {
@@ -48,6 +51,7 @@ extension PostgresDocumentStore {
         lifecycle.finish(
             (failure as? PersistenceError).map { $0.kind == .closed ? stopped : $0 } ?? stopped)
         changes.finish()
+        inFlight.stop(stopped)
         try? await threadPool.shutdownGracefully()
         if let failure, !(failure is CancellationError) {
             throw PersistenceError.mappingPostgres(failure, store: configuration.description)
@@ -56,7 +60,8 @@ extension PostgresDocumentStore {
 
     /// Runs `work` as ``withSession(_:)`` does, on a connection opened for it and closed afterwards.
     func withOwnConnection<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        let (threadPool, logger, store) = (threadPool, logger, configuration.description)
+        let (threadPool, logger, store, counters) = (threadPool, logger, configuration.description, counters)
+        let (inFlight, statementTimeout) = (inFlight, configuration.statementTimeout)
         do {
             let connection = try await PostgresConnection.connect(
                 configuration: PostgresConnectionConfigurations.connection(configuration), id: 0, logger: logger)
@@ -66,7 +71,9 @@ extension PostgresDocumentStore {
                     try await threadPool.runIfActive {
                         try work(
                             PostgresSession(
-                                connection: connection, logger: logger, store: store, cancellation: CancellationFlag()))
+                                connection: connection, logger: logger, store: store, cancellation: CancellationFlag(),
+                                counters: counters, inFlight: inFlight,
+                                statementTimeout: statementTimeout))
                     })
             } catch {
                 result = .failure(error)

@@ -38,6 +38,8 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     let indexes = DeclaredIndexList()
     let lifecycle: PostgresStoreLifecycle
     let threadPool: NIOThreadPool
+    let counters = PostgresCounters()
+    let inFlight = PostgresInFlight()
     var logger: Logger { configuration.logger }
 
     /// Makes a store; nothing connects until ``run()``.
@@ -60,6 +62,9 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
         try self.init(configuration: PostgresConfiguration(url: url))
     }
 
+    /// What the store has sent the server so far: statements, reads, writes, change-log reads.
+    public var statistics: PostgresStoreStatistics { counters.statistics }
+
     /// `PostgreSQL store postgres://user@host:port/database`.
     public var description: String { "PostgreSQL store \(configuration)" }
 
@@ -71,6 +76,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     {
         let publisher = try await lifecycle.begin(write: true, timeout: configuration.connectTimeout)
         defer { lifecycle.endWrite() }
+        counters.count(\.writes)
         let (schema, indexes, configuration) = (schema, indexes, configuration)
         let (result, entries) = try await withSession { session in
             try PostgresTransaction.perform(
@@ -85,6 +91,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     /// number agree.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
         _ = try await lifecycle.begin(write: false, timeout: configuration.connectTimeout)
+        counters.count(\.reads)
         let (schema, indexes) = (schema, indexes)
         return try await withSession { session in
             try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
@@ -135,7 +142,8 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     /// wait for each statement: never on Swift concurrency's threads). Cancelling the calling task makes the next
     /// statement throw `CancellationError`.
     func withSession<T: Sendable>(_ work: @escaping @Sendable (PostgresSession) throws -> T) async throws -> T {
-        let (threadPool, logger, store) = (threadPool, logger, configuration.description)
+        let (threadPool, logger, store, counters) = (threadPool, logger, configuration.description, counters)
+        let (inFlight, statementTimeout) = (inFlight, configuration.statementTimeout)
         let cancellation = CancellationFlag()
         do {
             return try await withTaskCancellationHandler {
@@ -143,7 +151,9 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
                     try await threadPool.runIfActive {
                         try work(
                             PostgresSession(
-                                connection: connection, logger: logger, store: store, cancellation: cancellation))
+                                connection: connection, logger: logger, store: store, cancellation: cancellation,
+                                counters: counters, inFlight: inFlight,
+                                statementTimeout: statementTimeout))
                     }
                 }
             } onCancel: {

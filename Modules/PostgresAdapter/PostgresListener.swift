@@ -94,6 +94,7 @@ struct PostgresListener: Sendable {
         let schema = store.schema
         while true {
             let after = publisher.lastPublished
+            store.counters.count(\.catchUps)
             let entries = try await store.withSession { session in
                 try PostgresChangeLog(session: session, schema: schema).entries(after: after)
             }

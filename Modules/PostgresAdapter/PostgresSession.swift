@@ -14,6 +14,11 @@ struct PostgresSession {
     let store: String
     /// Set when the task that asked for this work is cancelled: the next statement throws `CancellationError`.
     let cancellation: CancellationFlag
+    /// The store's counters: every statement counts.
+    let counters: PostgresCounters
+    /// The store's statements in flight: each wait ends by the statement's deadline or the store's stop.
+    let inFlight: PostgresInFlight
+    let statementTimeout: Duration
 
     /// Runs one statement and returns its rows.
     ///
@@ -30,8 +35,9 @@ struct PostgresSession {
     func unlessCancelled(_ query: PostgresQuery, collection: String? = nil, id: String? = nil) throws
         -> PostgresQueryResult
     {
+        counters.count(\.statements)
         do {
-            return try connection.query(query, logger: logger).wait()
+            return try inFlight.run(query, on: connection, logger: logger, timeout: statementTimeout, store: store)
         } catch {
             throw PersistenceError.mappingPostgres(error, store: store, collection: collection, id: id)
         }

@@ -27,6 +27,7 @@ struct PostgresPluginTests {
               schema: tenant_7
               pool_size: 4
               connect_timeout: 3s
+              statement_timeout: 20s
               reconnect_delay: 50ms
               max_reconnect_delay: 2s
               catch_up_interval: 500ms
