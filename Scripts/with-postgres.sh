@@ -1,21 +1,31 @@
 #!/usr/bin/env bash
 # Usage: Scripts/with-postgres.sh CMD [ARG …]
+#        Scripts/with-postgres.sh --detach ENVFILE
 #
 # Starts a throwaway PostgreSQL cluster on 127.0.0.1 and a free port, in a temporary directory, runs CMD with
 # TETHER_POSTGRES_URL set to it, then stops the cluster and removes the directory — whatever CMD's outcome — and
 # exits with CMD's status.
 #
+# With --detach, it starts the cluster, writes the three variables below to ENVFILE (NAME=value lines) and exits,
+# leaving the cluster running: `$TETHER_POSTGRES_CTL destroy` stops it and removes it. For a test that needs a server
+# of its own to stop and start (PrivatePostgresServer), without a long-lived child process.
+#
 # The server refuses to run as root, and these machines run as root: then the cluster belongs to the unprivileged
 # `postgres` user (Debian's package creates it) and runs as that user. As another user, it runs as you.
 #
 # Also exported, for tests that restart the server or fence it off: TETHER_POSTGRES_DATA (the cluster's directory),
-# TETHER_POSTGRES_CTL (a command that takes `stop` or `start` and does it to this cluster, as the right user).
+# TETHER_POSTGRES_CTL (a command that takes `stop`, `start` or `destroy` and does it to this cluster, as the right
+# user).
 #
 # Needs Debian's postgresql package (`apt-get install -y postgresql`); its programs need not be on PATH.
 set -euo pipefail
 
-if [ $# -eq 0 ]; then
-    echo "usage: $0 CMD [ARG …]" >&2
+detach=""
+if [ "${1:-}" = "--detach" ]; then
+    [ $# -eq 2 ] || { echo "usage: $0 --detach ENVFILE" >&2; exit 64; }
+    detach=$2
+elif [ $# -eq 0 ]; then
+    echo "usage: $0 CMD [ARG …] | --detach ENVFILE" >&2
     exit 64
 fi
 
@@ -51,6 +61,8 @@ control="$root/ctl"
 
 cleanup() {
     local status=$?
+    # Detached and started: the cluster stays, for `ctl destroy`.
+    [ -n "$detach" ] && [ "$status" -eq 0 ] && exit 0
     if [ -f "$data/postmaster.pid" ]; then
         "${as_owner[@]}" "$bin/pg_ctl" -D "$data" stop -m immediate >/dev/null 2>&1 || true
     fi
@@ -77,7 +89,12 @@ case "\${1:-}" in
     stop) ${as_owner[*]} "$bin/pg_ctl" -D "$data" stop -m fast -w >/dev/null ;;
     start) ${as_owner[*]} "$bin/pg_ctl" -D "$data" -l "$root/server.log" start -w \
         -o "-c listen_addresses=127.0.0.1 -p $port -k $root -c max_connections=200" >/dev/null ;;
-    *) echo "usage: \$0 stop|start" >&2; exit 64 ;;
+    destroy)
+        if [ -f "$data/postmaster.pid" ]; then
+            ${as_owner[*]} "$bin/pg_ctl" -D "$data" stop -m immediate >/dev/null 2>&1 || true
+        fi
+        rm -rf "$root" ;;
+    *) echo "usage: \$0 stop|start|destroy" >&2; exit 64 ;;
 esac
 EOF
 chmod 755 "$control"
@@ -92,6 +109,12 @@ export TETHER_POSTGRES_URL="postgres://tether@127.0.0.1:$port/postgres"
 export TETHER_POSTGRES_DATA="$data"
 export TETHER_POSTGRES_CTL="$control"
 echo "with-postgres: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') at $TETHER_POSTGRES_URL" >&2
+
+if [ -n "$detach" ]; then
+    env | grep '^TETHER_POSTGRES_' >"$detach.part"
+    mv "$detach.part" "$detach"
+    exit 0
+fi
 
 set +e
 "$@"
