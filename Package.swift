@@ -383,7 +383,7 @@ let package = Package(
         // Writers and observers in processes of their own, sharing a schema only through the server.
         .executableTarget(
             name: "tether-postgres-probe",
-            dependencies: ["PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON"],
+            dependencies: ["PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency"],
             path: "Tests/PostgresProbe"
         ),
         .testTarget(

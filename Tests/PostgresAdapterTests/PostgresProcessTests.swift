@@ -62,6 +62,44 @@ struct PostgresProcessTests {
         try await PostgresTestServer.dropSchema(of: configuration)
     }
 
+    @Test(
+        "A slow consumer in another process than the writer holds at most 2 results, takes far fewer than the commits, and ends on the final state"
+    )
+    func slowConsumerElsewhere() async throws {
+        let url = try #require(PostgresTestServer.url)
+        let configuration = try PostgresTestServer.freshConfiguration()
+        // 300 inserts, one commit each; every third in group "b", so the last (index 299) changes the result.
+        let (count, lag) = (300, 10)
+        try await TemporaryDirectory.with { directory in
+            let observer = try Self.probe(
+                ["observe-slow", url, configuration.schema, "\(count)", "\(lag)"], in: directory)
+            defer { if observer.process.isRunning { kill(observer.process.processIdentifier, SIGKILL) } }
+            try await eventually { observer.lines.contains("ready") }
+            let writer = try Self.probe(["write", url, configuration.schema, "\(count)", "p"], in: directory)
+            let written = await writer.finish()
+            #expect(written.status == 0, "\(written.lines)")
+            let (status, lines) = await observer.finish()
+            #expect(status == 0, "\(lines)")
+            let numbers = { (prefix: String) in
+                lines.first { $0.hasPrefix(prefix + " ") }.map {
+                    $0.split(separator: " ").dropFirst().compactMap { Int($0) }
+                }
+                    ?? []
+            }
+            let results = lines.filter { $0.hasPrefix("result ") }
+            #expect(results.last == "result \(count) \(2 * count / 3)", "it ends on the final state: \(results)")
+            let statistics = numbers("statistics")  // submitted, delivered, coalesced, held high-water
+            let engine = numbers("engine")  // evaluations, incremental updates, deferrals
+            try #require(statistics.count == 4 && engine.count == 3, "\(lines)")
+            #expect(statistics[3] <= 2, "never more than one result waiting behind the one handled: \(statistics)")
+            #expect(
+                statistics[1] <= count / lag + 5 && results.count == statistics[1],
+                "one result per \(lag) commits or so, not one per commit: \(statistics)")
+            #expect(engine[2] > 0, "the engine held changes back while the consumer was busy: \(engine)")
+        }
+        try await PostgresTestServer.dropSchema(of: configuration)
+    }
+
     @Test("A writer killed with SIGKILL inside a transaction leaves nothing of it; the others stay whole; writes go on")
     func killedWriter() async throws {
         let url = try #require(PostgresTestServer.url)

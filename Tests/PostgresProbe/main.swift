@@ -6,6 +6,12 @@
 //   tether-postgres-probe observe <url> <schema> <last commit>
 //       Prints "ready" once observing, then "result <commit> <ids in group a, sorted, comma-separated>" for every
 //       result its live query delivers (snapshots(): next-signal back pressure), until one is at <last commit>.
+//   tether-postgres-probe observe-slow <url> <schema> <last commit> <lag>
+//       A slow consumer (observeLocalWithNextSignal): prints "ready" once observing and "result <commit> <count>" for
+//       each result its handler takes; it signals for the next only once the store has seen <lag> commits past the
+//       one it holds (slow by commits, not by a clock). Once a result at <last commit> is in, prints
+//       "statistics <submitted> <delivered> <coalesced> <held high-water>" and "engine <evaluations> <incremental>
+//       <deferrals>".
 //   tether-postgres-probe write-batches <url> <schema> <hold at>
 //       One transaction of 20 documents per batch ("batch": n), printing "committed <n>" after each commit returns;
 //       in batch <hold at>, after its tenth document, prints "holding <n>" and stops there, inside the transaction,
@@ -67,6 +73,11 @@ do {
             say("result \(snapshot.commit) \(snapshot.documents.map(\.id).sorted().joined(separator: ","))")
             if snapshot.commit >= last { break }
         }
+    case "observe-slow":
+        guard arguments.count == 5, let last = UInt64(arguments[3]), let lag = UInt64(arguments[4]) else {
+            fail("usage: observe-slow <url> <schema> <last commit> <lag>")
+        }
+        try await observeSlowly(store, last: last, lag: lag)
     case "write-batches":
         guard arguments.count == 4, let hold = Int(arguments[3]) else {
             fail("usage: write-batches <url> <schema> <hold at>")
