@@ -56,7 +56,8 @@ public final class ChangeFeed: Sendable {
         subscribers.withLock { $0.count }
     }
 
-    /// The number of the last commit published, 0 before the first.
+    /// The number of the last commit published — or, before the first, the commit the store's data was at when it
+    /// opened (``start(at:)``): 0 for a new store.
     public var lastCommit: UInt64 {
         commitCounter.withLock { $0 }
     }
@@ -72,6 +73,13 @@ public final class ChangeFeed: Sendable {
     ) {
         guard !changes.isEmpty else { return }
         offer(ChangeSet(commit: commit, changes: changes, documents: documents))
+    }
+
+    /// Says which commit the store's data is at as it opens (for ``DocumentStore`` implementations, before the first
+    /// publish): ``lastCommit`` starts there, so that waiting for a commit the data already holds — one a read
+    /// reported — does not wait for a later one.
+    public func start(at commit: UInt64) {
+        commitCounter.withLock { $0 = max($0, commit) }
     }
 
     /// Publishes that the changes of `commits` are not known (for stores whose change log lost them): every

@@ -25,10 +25,12 @@ public final class ChangeLogPublisher: Sendable {
     private let feed: ChangeFeed
     private let last: LockedValue<UInt64>
 
-    /// Makes a publisher whose feed has seen every commit up to `commit`.
+    /// Makes a publisher whose feed has seen every commit up to `commit` — the store's data holds them — so the
+    /// feed's `lastCommit` starts there.
     public init(feed: ChangeFeed, after commit: UInt64) {
         self.feed = feed
         self.last = LockedValue(commit)
+        feed.start(at: commit)
     }
 
     /// The number of the last commit handed to the feed.

@@ -1,4 +1,5 @@
 import DocumentStoreKit
+import LiveQueryKit
 import PersistenceKit
 import PostgresAdapter
 import Testing
@@ -22,10 +23,19 @@ struct PostgresDocumentStoreTests {
             try await store.upsert(["_id": "a", "v": 1], into: "items")
             try await store.createIndex(DocumentIndex(collection: "items", fields: ["v"]))
         }
-        try await PostgresTestServer.withStore(configuration) { store throws in
+        try await PostgresTestServer.withStore(configuration) { store async throws in
             #expect(try await store.document(id: "a", in: "items")?.body == ["_id": "a", "v": 1])
             #expect(try await store.declaredIndexes() == [try DocumentIndex(collection: "items", fields: ["v"])])
             #expect(try await store.read { try $0.commitNumber() } == 1)
+            // The feed starts at the schema's commit: a live query caught up with what a read reported is caught up
+            // now, not after some later commit.
+            #expect(store.changes.lastCommit == 1)
+            let live = Store(store)
+            let liveQuery = try live.collection("items").find("v == 1").observeLocal { _, _ in }
+            await live.waitForLiveQueries(through: 1)
+            let delivered = liveQuery.deliveredCommit
+            await liveQuery.stop()
+            #expect(delivered == 1)
         }
     }
 

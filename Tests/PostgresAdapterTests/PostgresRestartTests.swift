@@ -67,8 +67,8 @@ struct PostgresRestartTests {
         configuration.statementTimeout = .seconds(2)
         let writerStore = try PostgresDocumentStore(configuration: configuration)
         let observedStore = try PostgresDocumentStore(configuration: configuration)
-        try await PostgresTestServer.running(observedStore) { observed throws in
-            try await PostgresTestServer.running(writerStore) { writerStore throws in
+        try await PostgresTestServer.running(observedStore) { observed async throws in
+            try await PostgresTestServer.running(writerStore) { writerStore async throws in
                 // Both run before anything is written: the observer's feed starts at commit 0.
                 _ = try await observed.read { try $0.commitNumber() }
                 _ = try await writerStore.read { try $0.commitNumber() }
@@ -100,7 +100,8 @@ struct PostgresRestartTests {
                 #expect(total >= writtenWhileDown + 20)
                 try await feed.expectContiguous(to: last, "the observing store")
                 try await eventually(within: .seconds(20)) { counts.withLock { $0.last } == total }
-                liveQuery.stop()
+                await liveQuery.stop()
+                #expect(liveQuery.isStopped)
             }
         }
     }
