@@ -63,7 +63,12 @@ struct PostgresListener: Sendable {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                for try await _ in notifications { wake.yield() }
+                for try await notification in notifications {
+                    // The payload is the commit's number: this store's own commits, published at their commit,
+                    // need no read of the log.
+                    if let commit = UInt64(notification.payload), commit <= publisher.lastPublished { continue }
+                    wake.yield()
+                }
                 throw PersistenceError(.ioError, "the listening connection ended")
             }
             group.addTask {
