@@ -17,6 +17,7 @@ public final class ChangeFeed: Sendable {
     let subscribers = LockedValue<[ObjectIdentifier: ChangeSubscriber]>([:])
     let finished = LockedValue(false)
     let commitCounter = LockedValue<UInt64>(0)
+    let openedCommit = LockedValue<UInt64>(0)
 
     /// Makes a feed with no subscribers.
     public init() {}
@@ -79,7 +80,14 @@ public final class ChangeFeed: Sendable {
     /// publish): ``lastCommit`` starts there, so that waiting for a commit the data already holds — one a read
     /// reported — does not wait for a later one.
     public func start(at commit: UInt64) {
+        openedCommit.withLock { $0 = max($0, commit) }
         commitCounter.withLock { $0 = max($0, commit) }
+    }
+
+    /// The commit the store's data was at when it opened (``start(at:)``): no change set up to it is ever published,
+    /// so a consumer that subscribed before the store opened has, in effect, applied every one.
+    public var startCommit: UInt64 {
+        openedCommit.withLock { $0 }
     }
 
     /// Publishes that the changes of `commits` are not known (for stores whose change log lost them): every

@@ -343,10 +343,13 @@ final class LiveQueryEngine: Sendable {
 
     /// Records a finished round and resumes whoever waited for what it reached.
     func finishRound(through commit: UInt64?) {
+        let opened = documents.changes.startCommit
         let (waiters, watch) = state.withLock { state in
             state.statistics.rounds += 1
             state.isRunningOwedWork = false
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
+            // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
+            if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
@@ -391,7 +394,11 @@ final class LiveQueryEngine: Sendable {
     /// before this call has been started. Returns at once when nothing is observed,
     /// when the store is closed, or when the calling task is cancelled.
     func waitUntilCaughtUp(with commit: UInt64) async {
+        // Commits the store's data held when it opened are never published: a consumer subscribed before it opened
+        // has applied them all the same.
+        let opened = documents.changes.startCommit
         let id = state.withLock { state -> UInt64 in
+            if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }
             state.catchUp.nextWaiterID += 1
             return state.catchUp.nextWaiterID
         }
