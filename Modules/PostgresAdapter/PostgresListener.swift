@@ -26,6 +26,7 @@ struct PostgresListener: Sendable {
             do {
                 let connection = try await PostgresConnection.connect(
                     configuration: PostgresConnectionConfigurations.connection(configuration), id: 0, logger: logger)
+                store.counters.count(\.listenerConnections)
                 do {
                     try await connection.listen(on: store.schema.channel) { notifications in
                         if failures > 0 {

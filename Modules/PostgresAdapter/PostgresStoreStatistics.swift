@@ -11,12 +11,15 @@ public struct PostgresStoreStatistics: Sendable, Hashable, CustomStringConvertib
     public var writes = 0
     /// Reads of the change log by the listener (each brings every commit after the last one it published).
     public var catchUps = 0
+    /// Connections the listener opened: 1, plus one per reconnection after losing one.
+    public var listenerConnections = 0
 
     /// Zero counts.
     public init() {}
 
     public var description: String {
-        "\(statements) statements (\(reads) reads, \(writes) writes, \(catchUps) change-log reads)"
+        "\(statements) statements (\(reads) reads, \(writes) writes, \(catchUps) change-log reads, "
+            + "\(listenerConnections) listener connections)"
     }
 }
 
