@@ -465,7 +465,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             "LiveQueryBenchmarks",
             [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "TetherConcurrency", "DeliveryKit",
+                "TetherConcurrency", "DeliveryKit", "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -487,6 +487,12 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     ]
     // glibc's heap statistics, for the bytes-per-object figures (Swift's Glibc module does not export mallinfo2).
     package.targets.append(.target(name: "HeapStatistics", path: "Benchmarks/HeapStatistics"))
+    // Pacing, percentiles and run summaries, shared by the suites.
+    package.targets.append(
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: ["TetherConcurrency", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/BenchmarkSupport"))
     for (suite, kits) in suites {
         package.targets.append(
             .executableTarget(

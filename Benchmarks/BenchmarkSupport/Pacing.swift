@@ -2,32 +2,39 @@ import Foundation
 import TetherConcurrency
 
 /// When each commit's `seq` first reached a handler: a result's newest `seq` is the newest commit it reflects.
-final class Arrivals: Sendable {
+public final class Arrivals: Sendable {
     private let first = LockedValue<[Int: Int]>([:])
 
+    public init() {}
+
     /// A handler received a result whose newest commit is `seq`.
-    func saw(_ seq: Int) {
-        guard seq >= 0 else { return }
-        let now = nowMicroseconds()
-        first.withLock { if $0[seq] == nil { $0[seq] = now } }
+    public func saw(_ seq: Int) {
+        saw(seq, at: nowMicroseconds())
     }
 
-    func arrived(_ seq: Int) -> Bool { first.withLock { $0[seq] != nil } }
-    func at(_ seq: Int) -> Int? { first.withLock { $0[seq] } }
+    /// A handler received it at `time` (``nowMicroseconds()``: the monotonic clock is the machine's, so a handler in
+    /// another process reports its own reading).
+    public func saw(_ seq: Int, at time: Int) {
+        guard seq >= 0 else { return }
+        first.withLock { if $0[seq] == nil { $0[seq] = time } }
+    }
+
+    public func arrived(_ seq: Int) -> Bool { first.withLock { $0[seq] != nil } }
+    public func at(_ seq: Int) -> Int? { first.withLock { $0[seq] } }
 }
 
 /// What a paced run measured, in microseconds.
-struct PacedRun {
+public struct PacedRun: Sendable {
     /// From the start of each commit to the first handler call with its result (a commit merged into a later
     /// result before any handler saw it has none).
-    var latencies: [Int] = []
+    public var latencies: [Int] = []
     /// Each commit's own duration, as the writer saw it.
-    var commits: [Int] = []
+    public var commits: [Int] = []
 }
 
 /// Commits `count` times at `rate` per second — commit `i` writes `seq` `seqBase + i` — then waits until the last
 /// commit to each group has reached a handler (when `arrivals` is given).
-func pacedRun(
+public func pacedRun(
     rate: Int, count: Int, seqBase: Int, arrivals: Arrivals?, group: (Int) -> Int,
     write: (_ i: Int, _ seq: Int) async throws -> Void
 ) async throws -> PacedRun {

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import DocumentStoreKit
 import Foundation
 import GRDB

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Dispatch
 import GRDB
 import LiveQueryKit
@@ -53,8 +54,4 @@ func latencyScenario(rate: Int, count: Int, documents: Int, runs: Int) {
         await liveQuery.stop()
         grdbCancellable.cancel()
     }
-}
-
-func scenario(_ metrics: [BenchmarkMetric]) -> Benchmark.Configuration {
-    .init(metrics: metrics, warmupIterations: 0, maxDuration: .seconds(900), maxIterations: 1)
 }

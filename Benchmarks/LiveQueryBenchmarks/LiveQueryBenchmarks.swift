@@ -6,6 +6,7 @@
 // same: "median (min–max)". How each side is configured, and why: Docs/Performance.md, "Live queries".
 
 import Benchmark
+import BenchmarkSupport
 
 let benchmarks: @Sendable () -> Void = {
     for documents in [10_000, 100_000] {

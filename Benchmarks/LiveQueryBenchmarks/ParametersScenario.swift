@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkSupport
 import Dispatch
 import GRDB
 import LiveQueryKit
