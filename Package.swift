@@ -469,6 +469,14 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Needs a server: Scripts/with-postgres.sh runs it (see the file's header).
+        (
+            "PostgresBenchmarks",
+            [
+                "PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
+                "BenchmarkSupport", "tether-postgres-bench-observer",
+            ]
+        ),
         (
             "PersistenceBenchmarks",
             [
@@ -493,6 +501,12 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             name: "BenchmarkSupport",
             dependencies: ["TetherConcurrency", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/BenchmarkSupport"))
+    // The other process of PostgresBenchmarks: observers that share only the server with the writer.
+    package.targets.append(
+        .executableTarget(
+            name: "tether-postgres-bench-observer",
+            dependencies: ["PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency"],
+            path: "Benchmarks/PostgresBenchObserver"))
     for (suite, kits) in suites {
         package.targets.append(
             .executableTarget(
