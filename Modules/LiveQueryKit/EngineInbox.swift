@@ -2,7 +2,8 @@ import DocumentStoreKit
 
 /// What the engine's consumer has yet to do: the changes committed since it last looked, merged into one set — the
 /// one place change sets coalesce, so a fast writer costs one set, never a queue — the observers registered since,
-/// and the queries whose held-back changes an observer is now ready for. The consumer takes everything at once, or waits here while there is nothing.
+/// the queries whose held-back changes an observer is now ready for, and the failed queries whose retry is due. The
+/// consumer takes everything at once, or waits here while there is nothing.
 struct EngineInbox: Sendable {
     /// One round of work.
     struct Work: Sendable {
@@ -10,6 +11,8 @@ struct EngineInbox: Sendable {
         var registrations: [Registration] = []
         /// Queries with changes held back while their observers were busy, one of which is now ready.
         var wakes: Set<DocumentQuery> = []
+        /// Failed queries whose retry is due.
+        var retries: Set<DocumentQuery> = []
 
         /// Whether catching up waits for this round: it starts observers or brings held-back queries up to date.
         var isOwed: Bool { !registrations.isEmpty || !wakes.isEmpty }
@@ -20,6 +23,7 @@ struct EngineInbox: Sendable {
     var changes: ChangeSet?
     var registrations: [Registration] = []
     var wakes: Set<DocumentQuery> = []
+    var retries: Set<DocumentQuery> = []
     /// The consumer, suspended until there is work (or none will come: it is resumed with nil).
     var waiting: Consumer?
 
@@ -47,6 +51,12 @@ struct EngineInbox: Sendable {
         return handOver()
     }
 
+    /// Adds a failed query to run again; returns the waiting consumer with its work.
+    mutating func retry(_ query: DocumentQuery) -> (Consumer, Work)? {
+        retries.insert(query)
+        return handOver()
+    }
+
     /// Forgets an observer that ended before the consumer started it.
     mutating func remove(_ registration: Registration) {
         registrations.removeAll { $0 === registration }
@@ -54,12 +64,13 @@ struct EngineInbox: Sendable {
 
     /// Everything waiting, or nil when nothing is.
     mutating func take() -> Work? {
-        guard changes != nil || !registrations.isEmpty || !wakes.isEmpty else { return nil }
+        guard changes != nil || !registrations.isEmpty || !wakes.isEmpty || !retries.isEmpty else { return nil }
         defer {
             registrations.removeAll()
             wakes.removeAll()
+            retries.removeAll()
         }
-        return Work(changes: changes.take(), registrations: registrations, wakes: wakes)
+        return Work(changes: changes.take(), registrations: registrations, wakes: wakes, retries: retries)
     }
 
     /// Whether an observer waits to be started.

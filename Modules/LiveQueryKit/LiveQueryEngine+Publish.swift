@@ -22,15 +22,18 @@ extension LiveQueryEngine {
         publish(result.documents, commit: result.commit, for: query, incremental: false)
     }
 
-    /// Records that a query failed, keeping its last good result, and offers the failure to its observers.
+    /// Records that a query failed, keeping its last good result, offers the failure to its observers, and schedules
+    /// a retry (see ``EvaluationRetry``).
     func publishFailure(_ error: any Error, for query: DocumentQuery) {
-        let (published, serial) = state.withLock { state -> (PublishedResult?, UInt64) in
+        let (published, serial, retryDelay) = state.withLock { state -> (PublishedResult?, UInt64, Duration?) in
             state.statistics.failures += 1
             state.failureSerial += 1
-            guard state.evaluations[query] != nil else { return (nil, state.failureSerial) }
+            guard state.evaluations[query] != nil else { return (nil, state.failureSerial, nil) }
             state.evaluations[query]?.isFailing = true
-            return (state.evaluations[query]!.published, state.failureSerial)
+            let delay = schedulesRetry(of: query, in: &state)
+            return (state.evaluations[query]!.published, state.failureSerial, delay)
         }
+        if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
         for registration in published?.publish(failure) ?? [] { registration.lane.submit(failure) }
     }
@@ -48,6 +51,7 @@ extension LiveQueryEngine {
             evaluation.ids = Set(result.map(\.id))
             evaluation.isEvaluated = true
             evaluation.isFailing = false
+            evaluation.failureStreak = 0
             evaluation.commit = commit
             state.evaluations[query] = evaluation
             return (evaluation.published, evaluation.content)

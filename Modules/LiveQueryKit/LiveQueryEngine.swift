@@ -20,8 +20,13 @@ final class LiveQueryEngine: Sendable {
         var documents: [Document] = []
         var ids: Set<String> = []
         var isEvaluated = false
-        /// The last evaluation failed: the next commit runs the query again (the last good result stays).
+        /// The last evaluation failed: the next commit runs the query again (the last good result stays), and so
+        /// does a retry after a wait (see `LiveQueryEngine+Retry`).
         var isFailing = false
+        /// Evaluations failed in a row: each retry waits longer.
+        var failureStreak = 0
+        /// A retry waits to run the failing query again.
+        var isRetryScheduled = false
         /// The commit the result was last known exact at — computed, brought up to date, or held back there; see
         /// ``exactCommit(applied:)`` for how far it reaches.
         var commit: UInt64 = 0
@@ -119,17 +124,21 @@ final class LiveQueryEngine: Sendable {
     let logger: Logger
     /// How long the writer must be quiet before held-back results are computed anyway; nil: only on a signal.
     let quietPeriod: Duration?
+    /// When a failed query is run again without a commit.
+    let retry: EvaluationRetry
     let timeSource: any TimeSource
     let state = LockedValue(State())
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
 
     init(
-        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, timeSource: any TimeSource
+        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, retry: EvaluationRetry,
+        timeSource: any TimeSource
     ) {
         self.documents = documents
         self.logger = logger
         self.quietPeriod = quietPeriod
+        self.retry = retry
         self.timeSource = timeSource
         LifetimeTracking.made(self, "live-query engine")
     }
@@ -303,7 +312,7 @@ final class LiveQueryEngine: Sendable {
     }
 
     /// One round: ends observers whose owners died, applies the changes, brings up to date the queries an observer
-    /// is ready for, starts the new observers.
+    /// is ready for, runs again failed queries whose retry is due, starts the new observers.
     func round(_ work: EngineInbox.Work) async {
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
@@ -316,6 +325,7 @@ final class LiveQueryEngine: Sendable {
         }
         if let changes = work.changes { await apply(changes) }
         for query in work.wakes { await applyDeferred(query) }
+        for query in work.retries { await runRetry(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
         finishRound(through: work.changes?.commits.upperBound)
         // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory), a

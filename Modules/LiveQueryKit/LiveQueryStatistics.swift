@@ -26,6 +26,8 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var queries = 0
     /// Evaluations that failed (each delivered to the query's observers' `onError:`).
     public var failures = 0
+    /// Failed queries run again after a wait, with no commit to run them (`Store`'s `retry`).
+    public var retries = 0
     /// Rounds of work the engine's consumer has done: each takes every change committed since the previous one
     /// (merged) and every observer registered since.
     public var rounds = 0

@@ -22,7 +22,7 @@ public final class Store: Sendable {
     public let documents: any DocumentStore
     let engine: LiveQueryEngine
 
-    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(logger:quietPeriod:timeSource:)``).
+    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(logger:quietPeriod:retry:timeSource:)``).
     ///
     /// - Parameters:
     ///   - quietPeriod: While every observer of a query is busy with an earlier result, its changes are held back and
@@ -30,23 +30,25 @@ public final class Store: Sendable {
     ///     0.25 ms before it is delivered. Given a period (1 ms is a good one), the latest result is also computed
     ///     once no commit has come for that long, so that an observer signalling afterwards takes it at once — at the
     ///     cost of a timer that wakes once per period while commits keep coming.
-    ///   - timeSource: The clock the quiet period is measured on (a `ManualTimeSource` in tests).
+    ///   - retry: When a query whose evaluation failed is run again without waiting for a commit (by default after
+    ///     100 ms, doubling up to 5 s while it keeps failing; see ``EvaluationRetry``).
+    ///   - timeSource: The clock the quiet period and the retries are measured on (a `ManualTimeSource` in tests).
     public init(
         _ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery"),
-        quietPeriod: Duration? = nil, timeSource: any TimeSource = .system
+        quietPeriod: Duration? = nil, retry: EvaluationRetry = .default, timeSource: any TimeSource = .system
     ) {
         self.documents = documents
         self.engine = LiveQueryEngine(
-            documents: documents, logger: logger, quietPeriod: quietPeriod, timeSource: timeSource)
+            documents: documents, logger: logger, quietPeriod: quietPeriod, retry: retry, timeSource: timeSource)
         LifetimeTracking.made(self, "store")
     }
 
     /// A store in memory, with the same semantics as one on a file.
     public static func inMemory(
         logger: Logger = Logger(label: "tether.livequery"), quietPeriod: Duration? = nil,
-        timeSource: any TimeSource = .system
+        retry: EvaluationRetry = .default, timeSource: any TimeSource = .system
     ) -> Store {
-        Store(InMemoryDocumentStore(), logger: logger, quietPeriod: quietPeriod, timeSource: timeSource)
+        Store(InMemoryDocumentStore(), logger: logger, quietPeriod: quietPeriod, retry: retry, timeSource: timeSource)
     }
 
     /// The collection named `name` (1–100 letters, digits, `_`, `-`, `.`; checked when it is used).

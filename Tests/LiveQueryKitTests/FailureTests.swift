@@ -2,6 +2,7 @@ import Foundation
 import LiveQueryKit
 import PersistenceKit
 import Testing
+import TetherClock
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
@@ -12,11 +13,14 @@ import TetherTestingTraits
 @Suite("Live queries: evaluation failures reach the observer", .timeLimit(.minutes(1)), .leakChecked)
 struct FailureTests {
     /// A store whose reads fail while `faults.readFailure` is 1. Its commits reach the feed as another process's
-    /// do, without their documents, so that bringing a result up to date reads the store.
-    static func faultyStore(_ kind: String) throws -> (Store, FaultyDocumentStore) {
+    /// do, without their documents, so that bringing a result up to date reads the store. Failed queries run again
+    /// at the next commit only, unless given a retry (on `clock`; see `RetryTests`).
+    static func faultyStore(
+        _ kind: String, retry: EvaluationRetry = .atNextCommit, clock: ManualTimeSource = ManualTimeSource()
+    ) throws -> (Store, FaultyDocumentStore) {
         let remote = GatedDocumentStore(base: try TestStores.documents(kind))
         let faulty = FaultyDocumentStore(base: remote, faults: .init(), seed: 1)
-        return (Store(faulty), faulty)
+        return (Store(faulty, retry: retry, timeSource: clock), faulty)
     }
 
     /// What `onError` received, in order.
@@ -26,6 +30,18 @@ struct FailureTests {
         var count: Int { all.withLock { $0.count } }
     }
 
+    /// An observation recording its results and its errors, in order.
+    struct Recording {
+        let received = Received()
+        let errors = Errors()
+        let liveQuery: LiveQuery
+
+        init(_ query: PendingQuery) throws {
+            let (received, errors) = (received, errors)
+            liveQuery = try query.observeLocal(onError: { errors.append($0) }) { received.append($0, $1) }
+        }
+    }
+
     @Test(
         "A failed re-evaluation reaches onError, the last good result stays, and the next commit resumes",
         arguments: TestStores.kinds)
@@ -33,11 +49,8 @@ struct FailureTests {
         let (store, faulty) = try Self.faultyStore(kind)
         let items = store.collection("items")
         try await items.upsert(["_id": "a"])
-        let received = Received()
-        let errors = Errors()
-        let liveQuery = try items.findAll().sort("_id").observeLocal(onError: { errors.append($0) }) {
-            received.append($0, $1)
-        }
+        let recording = try Recording(items.findAll().sort("_id"))
+        let (received, errors) = (recording.received, recording.errors)
         try await received.wait { $0.last == ["a"] }
 
         faulty.faults.readFailure = 1
@@ -56,7 +69,7 @@ struct FailureTests {
         }
         #expect(update.oldDocuments.map(\.id) == ["a"])
         #expect(update.insertions == [1, 2])
-        await liveQuery.stop()
+        await recording.liveQuery.stop()
     }
 
     @Test(

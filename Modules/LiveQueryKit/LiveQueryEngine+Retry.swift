@@ -1,0 +1,53 @@
+import DocumentStoreKit
+import TetherClock
+import TetherConcurrency
+
+/// Running failed queries again after a wait (see ``EvaluationRetry``).
+///
+/// A failure schedules one retry per query (`Evaluation.isRetryScheduled`): a task sleeps the policy's delay on the
+/// store's clock, holding the engine only weakly, then puts the query into the inbox; the consumer's next round runs
+/// it again if it is still failing and observed — a commit in the meantime may already have run it. Another failure
+/// schedules the next retry, with a longer delay; a success ends the streak.
+extension LiveQueryEngine {
+    /// Records a failure of `query` in its streak and returns the delay of the retry to schedule, if one is to be.
+    /// Under the lock.
+    func schedulesRetry(of query: DocumentQuery, in state: inout State) -> Duration? {
+        guard var evaluation = state.evaluations[query] else { return nil }
+        evaluation.failureStreak += 1
+        let delay = evaluation.isRetryScheduled ? nil : retry.delay(afterFailures: evaluation.failureStreak)
+        if delay != nil { evaluation.isRetryScheduled = true }
+        state.evaluations[query] = evaluation
+        return delay
+    }
+
+    /// Sleeps `delay`, then hands `query` to the consumer to be run again.
+    func retry(_ query: DocumentQuery, after delay: Duration) {
+        Task { [weak self, timeSource] in
+            do { try await timeSource.sleep(for: delay) } catch { return }
+            self?.retryIsDue(query)
+        }
+    }
+
+    /// A retry's wait is over: the query goes into the next round, if it is still observed.
+    func retryIsDue(_ query: DocumentQuery) {
+        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
+            guard state.evaluations[query] != nil else { return nil }
+            state.evaluations[query]?.isRetryScheduled = false
+            state.isAllHeld = false
+            let resume = state.inbox.retry(query)
+            if let resume { state.isRunningOwedWork = resume.1.isOwed }
+            return resume
+        }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+
+    /// In a round: runs `query` again if it is still failing (a commit since may have run it already).
+    func runRetry(_ query: DocumentQuery) async {
+        let isFailing = state.withLock { state in
+            guard state.evaluations[query]?.isFailing == true else { return false }
+            state.statistics.retries += 1
+            return true
+        }
+        if isFailing { await evaluate(query) }
+    }
+}
