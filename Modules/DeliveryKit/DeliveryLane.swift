@@ -214,6 +214,12 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         state.withLock { $0.onIdle = body }
     }
 
+    /// What the lane holds now, for an inspector: whether the observer has a delivery it has not yet signalled, and
+    /// the payload waiting for that signal (the latest: earlier ones were coalesced into it).
+    public var held: (isBusy: Bool, waiting: Payload?) {
+        state.withLock { ($0.inFlight != nil, $0.waiting?.payload) }
+    }
+
     /// Whether ``cancel()`` has been called.
     public var isCancelled: Bool {
         state.withLock { $0.isCancelled }

@@ -14,7 +14,7 @@ public protocol DeliveryRecorder: Sendable {
 }
 
 /// A lane's counts since it was made.
-public struct DeliveryStatistics: Sendable, Equatable {
+public struct DeliveryStatistics: Sendable, Hashable, Codable {
     /// Payloads submitted.
     public var submitted = 0
     /// Deliveries begun.

@@ -82,7 +82,9 @@ extension PendingQuery {
         let (lane, deliveries) = DeliveryLane<Snapshot>.stream(skipIf: delivered.isUnchanged)
         let engine = collection.store.engine
         let binding = ObserverBinding()
-        let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
+        let registration = Registration(
+            query: query, text: text, kind: .snapshots, lane: lane, binding: binding, delivered: delivered,
+            engine: engine)
         let handle = LiveQuery(
             registration: registration, engine: engine, delivered: delivered, ownsObservation: true,
             query: text)

@@ -1,5 +1,5 @@
 /// Counts that show how much work live queries cost.
-public struct LiveQueryStatistics: Sendable, Hashable {
+public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     /// Queries run against the store (initial results and re-evaluations).
     public var evaluations = 0
     /// Of the evaluations, those that re-ran a query already evaluated because its result could not be brought up to
@@ -35,7 +35,7 @@ public struct LiveQueryStatistics: Sendable, Hashable {
     public var caughtUpCommit: UInt64 = 0
 
     /// Why queries were run again instead of brought up to date from the changed documents.
-    public struct Reruns: Sendable, Hashable {
+    public struct Reruns: Sendable, Hashable, Codable {
         /// The read of the changed documents saw later commits than the change set's last, whose changes had not yet
         /// reached the engine (another process committed them, or their publication had not yet arrived).
         public var laterCommit = 0

@@ -106,7 +106,7 @@ extension PendingQuery {
         owner: AnyObject? = nil, onError: ErrorHandler? = nil,
         handler: @escaping @isolated(any) @Sendable ([Document], LiveQueryEvent) async -> Void
     ) throws -> LiveQuery {
-        try observe(owner: owner) { engine, binding, delivered in
+        try observe(owner: owner, kind: .async) { engine, binding, delivered in
             DeliveryLane<Snapshot>.isolated(skipIf: delivered.isUnchanged) { [weak engine] delivery in
                 guard let engine, let id = binding.id else { return }
                 await Self.call(id, observers: engine.observers, isolation: handler.isolation) {
@@ -197,7 +197,7 @@ extension PendingQuery {
         on executor: any DeliveryExecutor, owner: AnyObject?, onError: ErrorHandler?,
         handler: @escaping @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
     ) throws -> LiveQuery {
-        try observe(owner: owner) { engine, binding, delivered in
+        try observe(owner: owner, kind: .handler) { engine, binding, delivered in
             DeliveryLane<Snapshot>.nextSignal(deliverOn: executor, skipIf: delivered.isUnchanged) {
                 [weak engine] delivery, signalNext in
                 // Ownership at the moment of the call: a result that waited while the owner died is dropped here
@@ -219,7 +219,7 @@ extension PendingQuery {
     /// Registers an observer whose lane `makeLane` builds (from the engine, the binding that will name the observer
     /// in the table, and the result last delivered).
     func observe(
-        owner: AnyObject?,
+        owner: AnyObject?, kind: Registration.Kind,
         makeLane: (LiveQueryEngine, ObserverBinding, DeliveredResult) -> DeliveryLane<Snapshot>
     ) throws -> LiveQuery {
         let query = try compiled()
@@ -227,7 +227,8 @@ extension PendingQuery {
         let binding = ObserverBinding()
         let delivered = DeliveredResult()
         let lane = makeLane(engine, binding, delivered)
-        let registration = Registration(query: query, lane: lane, binding: binding, engine: engine)
+        let registration = Registration(
+            query: query, text: text, kind: kind, lane: lane, binding: binding, delivered: delivered, engine: engine)
         let handle = LiveQuery(
             registration: registration, engine: engine, delivered: delivered, ownsObservation: owner == nil,
             query: text)

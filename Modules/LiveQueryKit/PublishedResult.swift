@@ -54,6 +54,16 @@ final class PublishedResult: Sendable {
         }
     }
 
+    /// The latest result, if `registration`'s observer has not taken it: what it takes when it signals. For an
+    /// inspector.
+    func owed(to registration: Registration) -> Snapshot? {
+        state.withLock { state in
+            let id = ObjectIdentifier(registration)
+            guard state.idle[id] == nil, state.taken[id, default: 0] < state.generation else { return nil }
+            return state.snapshot
+        }
+    }
+
     /// `registration`'s observer signalled and nothing waits in its lane.
     func becameIdle(_ registration: Registration) -> IdleAction {
         state.withLock { state in

@@ -10,6 +10,16 @@ import TetherConcurrency
 /// When the table ends the entry — stopped, owner deallocated, handle deinitialized — it sends the stopped notice,
 /// and the engine unregisters the observer (its lane cancelled, its payloads released).
 final class Registration: Sendable {
+    /// How the observer takes its results, for an inspector.
+    enum Kind: String, Sendable {
+        /// A handler on a queue or executor, under next-signal (`observeLocal` signals when the handler returns).
+        case handler
+        /// An `async` handler on its own isolation (`observeLocalAsync`).
+        case async
+        /// An `AsyncSequence` (`snapshots()`).
+        case snapshots
+    }
+
     let query: DocumentQuery
     let lane: DeliveryLane<Snapshot>
     let binding: ObserverBinding
@@ -17,11 +27,21 @@ final class Registration: Sendable {
     let stopped = LockedValue(false)
     /// The query's latest result, set when the engine starts the observer.
     let published = LockedValue<PublishedResult?>(nil)
+    /// The result the observer last received (shared with its handle), and the query's text: for an inspector.
+    let delivered: DeliveredResult
+    let text: String
+    let kind: Kind
 
-    init(query: DocumentQuery, lane: DeliveryLane<Snapshot>, binding: ObserverBinding, engine: LiveQueryEngine) {
+    init(
+        query: DocumentQuery, text: String, kind: Kind, lane: DeliveryLane<Snapshot>, binding: ObserverBinding,
+        delivered: DeliveredResult, engine: LiveQueryEngine
+    ) {
         self.query = query
+        self.text = text
+        self.kind = kind
         self.lane = lane
         self.binding = binding
+        self.delivered = delivered
         self.engine = engine
         // The observer is ready and nothing waits for it: it takes the query's latest result, if newer, or wakes
         // the query if its changes are held back.

@@ -123,7 +123,10 @@ extension Resource {
         let reference = WeakReference(object)
         let binding = ObserverBinding()
         let lane = ObserverSink.lane(policy: delivery, binding: binding) { reference.object.flatMap(project) }
-        observers.add(object, binding: binding) { _ in ObserverSink(link: link, target: .lane(lane)) }
+        let observed: Any.Type = type(of: object)
+        observers.add(object, binding: binding) { _ in
+            ObserverSink(link: link, target: .lane(lane, observed: observed))
+        }
     }
 
     func makeSink(
@@ -132,7 +135,7 @@ extension Resource {
         let link = ResourceLink(self)
         guard let delivery else { return ObserverSink(link: link, target: .direct(observer)) }
         let lane = ObserverSink.lane(policy: delivery, binding: binding) { observer }
-        return ObserverSink(link: link, target: .lane(lane))
+        return ObserverSink(link: link, target: .lane(lane, observed: type(of: observer)))
     }
 
     /// Logs the new observer and, on the first, starts the persistent-cache check.

@@ -79,7 +79,8 @@ struct ObserverSink: Sendable {
         /// A closure observer, called directly (no existential to open).
         case closure(@Sendable (Resource, ResourceEvent) -> Void)
         case direct(any ResourceObserver)
-        case lane(DeliveryLane<LaneItem>)
+        /// Delivered through a lane (a delivery policy); `observed` is the observer's type, for an inspector.
+        case lane(DeliveryLane<LaneItem>, observed: Any.Type)
         /// A self-owned observer that could not be projected (never expected).
         case none
     }
@@ -105,9 +106,9 @@ struct ObserverSink: Sendable {
             observer.resourceChanged(resource, event: .observerAdded)
         case (.direct(let observer), .stopped):
             observer.stoppedObserving(resource: resource)
-        case (.lane(let lane), .added):
+        case (.lane(let lane, _), .added):
             lane.submit(.event(resource, .observerAdded))
-        case (.lane(let lane), .stopped):
+        case (.lane(let lane, _), .stopped):
             lane.submit(.stopped(resource))
         case (.direct, .event), (.lane, .event), (.none, _):
             break  // events are delivered above
@@ -118,7 +119,7 @@ struct ObserverSink: Sendable {
     private func deliver(_ progress: Double, of resource: Resource) {
         switch target {
         case .direct(let observer): observer.resourceRequestProgress(for: resource, progress: progress)
-        case .lane(let lane): lane.submit(.progress(resource, progress))
+        case .lane(let lane, _): lane.submit(.progress(resource, progress))
         case .closure, .none: break
         }
     }
@@ -127,7 +128,7 @@ struct ObserverSink: Sendable {
         switch target {
         case .closure(let closure): closure(resource, event)
         case .direct(let observer): observer.resourceChanged(resource, event: event)
-        case .lane(let lane): lane.submit(.event(resource, event))
+        case .lane(let lane, _): lane.submit(.event(resource, event))
         case .none: break
         }
     }

@@ -11,11 +11,14 @@ package final class WeakReference: @unchecked Sendable {
     @usableFromInline package weak let object: AnyObject?
     /// The object's identity. Only meaningful while the object is alive (addresses are reused).
     @usableFromInline package let id: ObjectIdentifier
+    /// The object's class, kept for inspection (an inspector names owners, also once they are gone).
+    @usableFromInline package let type: any AnyObject.Type
 
     @inlinable
     package init(_ object: AnyObject) {
         self.object = object
         self.id = ObjectIdentifier(object)
+        self.type = Swift.type(of: object)
     }
 
     /// True when this refers to `candidate`, which the caller keeps alive.

@@ -1,0 +1,132 @@
+public import DeliveryKit
+import DocumentStoreKit
+public import OwnershipKit
+import TetherConcurrency
+
+/// What an inspector shows of a ``Store``: its live queries, who observes each and owns the observation, what waits
+/// for a slow consumer, and how far behind the store each observer is. Taken on demand by ``Store/inspect()``;
+/// nothing is recorded for it otherwise. Field names are stable: they are the inspector's JSON.
+public struct StoreInspection: Sendable, Hashable, Codable {
+    /// The store's last published commit.
+    public var lastCommit: UInt64
+    /// The engine's counts.
+    public var statistics: LiveQueryStatistics
+    /// Every observed query (identical queries are one), sorted by collection and query.
+    public var liveQueries: [LiveQueryInspection]
+}
+
+/// One observed query.
+public struct LiveQueryInspection: Sendable, Hashable, Codable {
+    /// Its collection.
+    public var collection: String
+    /// The query as its first observer wrote it (`group == $args.group`, with the arguments bound).
+    public var query: String
+    /// The compiled query, with its arguments' values.
+    public var compiled: String
+    /// Documents in its latest result.
+    public var documents: Int
+    /// The commit its latest result is exact at.
+    public var commit: UInt64
+    /// Whether its changes are held back while every observer is busy with an earlier result.
+    public var isHeldBack: Bool
+    /// Whether its last evaluation failed (its observers keep their last good result; it is retried).
+    public var isFailing: Bool
+    /// Its observers, in the order they were added.
+    public var observers: [LiveQueryObserverInspection]
+}
+
+/// One observer of a live query.
+public struct LiveQueryObserverInspection: Sendable, Hashable, Codable {
+    /// How it takes results: `handler` (`observeLocal…`, under next-signal), `async` (`observeLocalAsync`) or
+    /// `snapshots` (`snapshots()`).
+    public var kind: String
+    /// What owns the observation: the owner given, or the `LiveQuery` handle (type `LiveQuery`) when none was.
+    public var owners: [ObserverInspection.Owner]
+    /// Whether it observes now.
+    public var isObserving: Bool
+    /// Whether it holds a result it has not yet signalled (`signalNext`, or its handler still running).
+    public var isBusy: Bool
+    /// The result waiting for its signal, if any — in its lane, or the query's latest, which it takes when it
+    /// signals: its documents and commit.
+    public var waiting: WaitingResult?
+    /// The commit its last received result is current at (nil before the first).
+    public var deliveredCommit: UInt64?
+    /// How many commits the store is ahead of what it has received.
+    public var commitsBehind: UInt64?
+    /// Its lane's counts: results delivered, coalesced while it was busy, skipped as unchanged, the most held.
+    public var delivery: DeliveryStatistics
+}
+
+/// A result waiting for a busy observer.
+public struct WaitingResult: Sendable, Hashable, Codable {
+    /// Documents in it (0 for a failure waiting to be reported).
+    public var documents: Int
+    /// The commit it is exact at (nil for a failure).
+    public var commit: UInt64?
+
+    /// Makes a waiting result's inspection.
+    public init(documents: Int, commit: UInt64?) {
+        self.documents = documents
+        self.commit = commit
+    }
+}
+
+extension Store {
+    /// The live queries as an inspector shows them (see ``StoreInspection``).
+    public func inspect() -> StoreInspection {
+        engine.inspect(lastCommit: lastCommit)
+    }
+}
+
+extension LiveQueryEngine {
+    func inspect(lastCommit: UInt64) -> StoreInspection {
+        let observed = observers.inspect { $0 }
+        let queries = state.withLock { state in
+            state.evaluations.mapValues { evaluation in
+                (
+                    documents: evaluation.documents.count,
+                    commit: evaluation.exactCommit(applied: state.catchUp.applied),
+                    isHeldBack: evaluation.deferred != nil, isFailing: evaluation.isFailing
+                )
+            }
+        }
+        var byQuery: [DocumentQuery: [(Registration, LiveQueryObserverInspection)]] = [:]
+        for (observer, registration) in observed {
+            guard let registration else { continue }
+            let held = registration.lane.held
+            // Waiting in the lane, or — the usual case for a busy observer — published, to be taken at its signal.
+            let waiting = held.waiting ?? registration.published.withLock { $0 }?.owed(to: registration)
+            let delivered = registration.delivered.commit
+            byQuery[registration.query, default: []].append(
+                (
+                    registration,
+                    LiveQueryObserverInspection(
+                        kind: registration.kind.rawValue, owners: observer.owners, isObserving: observer.isObserving,
+                        isBusy: held.isBusy, waiting: waiting.map(WaitingResult.init),
+                        deliveredCommit: delivered, commitsBehind: delivered.map { lastCommit - min(lastCommit, $0) },
+                        delivery: registration.lane.statistics)
+                ))
+        }
+        let liveQueries = byQuery.compactMap { query, observers -> LiveQueryInspection? in
+            guard let first = observers.first?.0 else { return nil }
+            let evaluation = queries[query]
+            return LiveQueryInspection(
+                collection: query.collection, query: first.text, compiled: "\(query)",
+                documents: evaluation?.documents ?? 0, commit: evaluation?.commit ?? 0,
+                isHeldBack: evaluation?.isHeldBack ?? false, isFailing: evaluation?.isFailing ?? false,
+                observers: observers.map(\.1))
+        }
+        return StoreInspection(
+            lastCommit: lastCommit, statistics: statistics,
+            liveQueries: liveQueries.sorted { ($0.collection, $0.query) < ($1.collection, $1.query) })
+    }
+}
+
+extension WaitingResult {
+    init(_ snapshot: Snapshot) {
+        switch snapshot {
+        case .documents(let documents, let commit, _): self.init(documents: documents.count, commit: commit)
+        case .failure: self.init(documents: 0, commit: nil)
+        }
+    }
+}

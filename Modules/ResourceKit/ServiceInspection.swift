@@ -1,0 +1,132 @@
+public import DeliveryKit
+public import OwnershipKit
+import RegistryKit
+import TetherClock
+import TetherConcurrency
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What an inspector shows of a ``Service``: its resources, what each holds, who observes it, and what the next
+/// memory-pressure flush would release. Taken on demand by ``Service/inspect()``; nothing is recorded for it
+/// otherwise. Field names are stable: they are the inspector's JSON.
+public struct ServiceInspection: Sendable, Hashable, Codable {
+    /// The service's base URL.
+    public var baseURL: String?
+    /// How many resources the cache holds before creating one flushes unused ones.
+    public var cacheCountLimit: Int
+    /// Every live resource, by URL.
+    public var resources: [ResourceInspection]
+}
+
+/// One resource as an inspector shows it.
+public struct ResourceInspection: Sendable, Hashable, Codable {
+    /// Its URL (or the text of an invalid one).
+    public var url: String
+    /// Whether an observer's owner is alive: it is never evicted.
+    public var isObserved: Bool
+    /// Whether something other than the service's cache references it (a variable in your code, a task): it
+    /// survives a flush even unobserved.
+    public var isReferencedElsewhere: Bool
+    /// Whether the cache holds it strongly (false: flushed, alive only through outside references).
+    public var isCached: Bool
+    /// Whether the next memory-pressure flush would release it: unobserved and referenced by nothing else.
+    public var wouldBeReleasedByFlush: Bool
+    /// Its latest data, if any.
+    public var data: DataInspection?
+    /// Loads in flight (a superseded one included until it ends).
+    public var loadsInFlight: Int
+    /// The latest load's error, cleared by the next success.
+    public var lastError: String?
+    /// Its observers, in the order they were added.
+    public var observers: [ResourceObserverInspection]
+}
+
+/// A resource's latest data.
+public struct DataInspection: Sendable, Hashable, Codable {
+    /// Its content type.
+    public var contentType: String
+    /// Its size in bytes, when known (the body as text or bytes, else `Content-Length`).
+    public var bytes: Int?
+    /// Seconds since it was received (or confirmed by a 304).
+    public var ageSeconds: Double
+    /// Its ETag, if the server sent one.
+    public var etag: String?
+    /// Whether ``Resource/loadIfNeeded()`` would do nothing now (not expired, not invalidated).
+    public var isFresh: Bool
+}
+
+/// One observer of a resource.
+public struct ResourceObserverInspection: Sendable, Hashable, Codable {
+    /// How it was added: `self-owned` (`addObserver(self)`), `owned` (`addObserver(_:owner:)`) or `closure`
+    /// (`addObserver(owner:) { … }`).
+    public var flavour: String
+    /// The observer's type name (`closure` for a closure).
+    public var observerType: String
+    /// Its owners: type names, and whether each is alive.
+    public var owners: [ObserverInspection.Owner]
+    /// Whether it observes now.
+    public var isObserving: Bool
+    /// With a delivery policy, its lane's counts: events delivered, coalesced while it was busy, the most held.
+    public var delivery: DeliveryStatistics?
+}
+
+extension Service {
+    /// The service's resources as an inspector shows them, sorted by URL (see ``ServiceInspection``).
+    public func inspect() -> ServiceInspection {
+        let now = core.timeSource.now
+        let resources = core.resources.inspect().map { entry in
+            entry.value.inspect(now: now, holding: entry)
+        }
+        return ServiceInspection(
+            baseURL: baseURL?.absoluteString, cacheCountLimit: cacheCountLimit,
+            resources: resources.sorted { $0.url < $1.url })
+    }
+}
+
+extension Resource {
+    func inspect(now: Date, holding: Registry<String, Resource>.Inspection) -> ResourceInspection {
+        let isFresh = isUpToDate
+        let (data, error, loads) = state.withLock { state in
+            (state.latestData, state.latestError, state.requests.count { $0.isLoad })
+        }
+        let observers = (observersIfAny?.inspect { $0.inspection } ?? []).map { observer, sink in
+            ResourceObserverInspection(
+                flavour: sink?.isClosure == true ? "closure" : observer.isSelfOwned ? "self-owned" : "owned",
+                observerType: sink?.isClosure == true ? "closure" : observer.observerType,
+                owners: observer.owners, isObserving: observer.isObserving, delivery: sink?.lane ?? nil)
+        }
+        return ResourceInspection(
+            url: urlString, isObserved: holding.isInUse, isReferencedElsewhere: holding.isReferencedElsewhere,
+            isCached: holding.isHeldStrongly, wouldBeReleasedByFlush: holding.wouldBeReleasedByFlush,
+            data: data.map { data in
+                DataInspection(
+                    contentType: data.contentType, bytes: Self.size(of: data),
+                    ageSeconds: max(0, now.timeIntervalSince(data.timestamp)), etag: data.etag, isFresh: isFresh)
+            },
+            loadsInFlight: loads, lastError: error.map { "\($0)" }, observers: observers)
+    }
+
+    static func size(of data: Entity) -> Int? {
+        switch data.content {
+        case let bytes as Data: bytes.count
+        case let text as String: text.utf8.count
+        default: data.header("Content-Length").flatMap { Int($0) }
+        }
+    }
+}
+
+extension ObserverSink {
+    /// What an inspector shows of the sink: whether it is a closure, and its lane's counts.
+    var inspection: (isClosure: Bool, lane: DeliveryStatistics?) {
+        switch target {
+        case .closure: (true, nil)
+        case .lane(let lane, let observed): (observed == ClosureObserver.self, lane.statistics)
+        case .direct(let observer): (type(of: observer) == ClosureObserver.self, nil)
+        case .none: (false, nil)
+        }
+    }
+}
