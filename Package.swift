@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "PostgresAdapter", targets: ["PostgresAdapter"]),
+        .library(name: "TetherInspector", targets: ["TetherInspector"]),
         .library(name: "URLSessionAdapter", targets: ["URLSessionAdapter"]),
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
@@ -165,6 +166,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/PostgresAdapter"
+        ),
+        // The inspector: a page and a JSON API on loopback showing observers, owners and waiting results.
+        // Hummingbird only here.
+        .target(
+            name: "TetherInspector",
+            dependencies: [
+                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "TetherConcurrency",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/TetherInspector",
+            resources: [.copy("Resources")]
         ),
 
         // MARK: Assembly from configuration.yaml
@@ -398,6 +412,17 @@ let package = Package(
             path: "Tests/PostgresAdapterTests"
         ),
         .testTarget(
+            name: "TetherInspectorTests",
+            dependencies: [
+                "TetherInspector", "ResourceKit", "LiveQueryKit", "OwnershipKit", "TransportKit", "TetherClock",
+                "TetherJSON",
+                "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/TetherInspectorTests"
+        ),
+        .testTarget(
             name: "PipelineKitTests",
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
@@ -546,7 +571,7 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
         "tether-sample", "TetherSampleTests", "DocSnippets", "PostgresAdapter", "PostgresAdapterTests",
-        "tether-postgres-probe",
+        "tether-postgres-probe", "TetherInspector", "TetherInspectorTests",
     ]
     package.targets.removeAll { networked.contains($0.name) }
     package.products.removeAll { networked.contains($0.name) }

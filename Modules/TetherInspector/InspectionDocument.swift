@@ -1,0 +1,79 @@
+public import LiveQueryKit
+import OwnershipKit
+public import ResourceKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What `GET /api/v1/inspection` returns: every service and store the inspector watches, as they are now. Version 1;
+/// field names are stable, and new fields may be added (a client ignores the ones it does not know).
+public struct InspectionDocument: Sendable, Hashable, Codable {
+    /// A watched service.
+    public struct NamedService: Sendable, Hashable, Codable {
+        /// The name it was watched under.
+        public var name: String
+        /// Its resources and their observers.
+        public var service: ServiceInspection
+    }
+
+    /// A watched store.
+    public struct NamedStore: Sendable, Hashable, Codable {
+        /// The name it was watched under.
+        public var name: String
+        /// Its live queries and their observers.
+        public var store: StoreInspection
+    }
+
+    /// How many observers are owned by live objects of one type, across every service and store: where a leak
+    /// shows ("12 `ProfileScreen` owners alive, 6 expected").
+    public struct OwnerCount: Sendable, Hashable, Codable {
+        /// The owners' type name.
+        public var type: String
+        /// How many distinct observations such owners keep alive now.
+        public var observations: Int
+    }
+
+    /// The API's version: 1.
+    public var version = 1
+    /// When the document was taken (seconds since 1970).
+    public var takenAt: Double
+    /// The watched services, in the order they were watched.
+    public var services: [NamedService]
+    /// The watched stores, in the order they were watched.
+    public var stores: [NamedStore]
+    /// Observations by the type of their live owners, most first (observers' own types when self-owned; the
+    /// `LiveQuery` handle's when no owner was given).
+    public var owners: [OwnerCount]
+    /// Resources kept only by a reference from outside the cache: flushed (or unobserved), and still alive.
+    public var keptFromOutside: [String]
+
+    init(takenAt: Date, services: [NamedService], stores: [NamedStore]) {
+        self.takenAt = takenAt.timeIntervalSince1970
+        self.services = services
+        self.stores = stores
+        var counts: [String: Int] = [:]
+        for named in services {
+            for resource in named.service.resources {
+                for observer in resource.observers where observer.isObserving {
+                    let owners = observer.owners.filter(\.isAlive).map(\.type)
+                    for type in owners.isEmpty ? [observer.observerType] : owners { counts[type, default: 0] += 1 }
+                }
+            }
+        }
+        for named in stores {
+            for query in named.store.liveQueries {
+                for observer in query.observers where observer.isObserving {
+                    for owner in observer.owners where owner.isAlive { counts[owner.type, default: 0] += 1 }
+                }
+            }
+        }
+        owners = counts.map { OwnerCount(type: $0.key, observations: $0.value) }
+            .sorted { ($0.observations, $1.type) > ($1.observations, $0.type) }
+        keptFromOutside = services.flatMap { named in
+            named.service.resources.filter { !$0.isObserved && $0.isReferencedElsewhere }.map(\.url)
+        }
+    }
+}

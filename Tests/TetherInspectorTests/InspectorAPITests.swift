@@ -1,0 +1,95 @@
+import Foundation
+import LiveQueryKit
+import OwnershipKit
+import ResourceKit
+import Testing
+import TetherInspector
+
+/// `GET /api/v1/inspection` against the scripted scenario: the exact figures, as a client decodes them.
+@Suite("Inspector: the JSON API", .timeLimit(.minutes(1)))
+struct InspectorAPITests {
+    @Test("Resources: observed, cached, referenced elsewhere, what a flush releases, data, observers and owners")
+    func resources() async throws {
+        let scenario = try await InspectorScenario()
+        let document = try await scenario.withInspector { _, port in
+            let (status, body) = try await InspectorScenario.get(port, "/api/v1/inspection")
+            #expect(status == 200)
+            return try JSONDecoder().decode(InspectionDocument.self, from: body)
+        }
+        #expect(document.version == 1)
+        let resources = try #require(document.services.first { $0.name == "api" }).service.resources
+        let base = InspectorScenario.base
+        #expect(resources.map(\.url) == ["/feed", "/kept", "/profile", "/unused"].map { base + $0 })
+        let byPath = Dictionary(uniqueKeysWithValues: resources.map { ($0.url.dropFirst(base.count), $0) })
+
+        let profile = try #require(byPath["/profile"])
+        #expect(profile.isObserved && profile.isCached && !profile.wouldBeReleasedByFlush)
+        #expect(profile.data?.bytes == 5)
+        #expect(profile.data?.etag == "\"v1\"")
+        #expect(profile.data?.ageSeconds == 5)
+        #expect(profile.data?.isFresh == true)
+        #expect(profile.loadsInFlight == 0 && profile.lastError == nil)
+        #expect(profile.observers.map(\.flavour) == ["self-owned", "closure"])
+        #expect(profile.observers.map(\.observerType) == ["ProfileScreen", "closure"])
+        #expect(profile.observers[1].owners.map(\.type) == ["ProfileScreen"])
+        #expect(profile.observers.allSatisfy { $0.isObserving })
+        #expect(profile.observers[0].delivery == nil, "delivered directly: no lane")
+        #expect((profile.observers[1].delivery?.delivered ?? 0) >= 1, "the closure's lane delivered its events")
+
+        let feed = try #require(byPath["/feed"])
+        #expect(!feed.isObserved && feed.wouldBeReleasedByFlush)
+        #expect(feed.observers.map(\.owners) == [[.init(type: "ProfileScreen", isAlive: false)]])
+        #expect(feed.observers.map(\.isObserving) == [false])
+        #expect(feed.observers.map(\.flavour) == ["closure"])
+
+        let kept = try #require(byPath["/kept"])
+        #expect(!kept.isObserved && kept.isReferencedElsewhere && !kept.wouldBeReleasedByFlush)
+        let unused = try #require(byPath["/unused"])
+        #expect(!unused.isObserved && !unused.isReferencedElsewhere && unused.wouldBeReleasedByFlush)
+        #expect(document.keptFromOutside == [base + "/kept"])
+        withExtendedLifetime(scenario) {}
+    }
+
+    @Test("Live queries: owners, the busy observer's waiting result and how far behind it is; owners by type")
+    func liveQueries() async throws {
+        let scenario = try await InspectorScenario()
+        let document = try await scenario.withInspector { inspector, _ in inspector.inspect() }
+        let store = try #require(document.stores.first { $0.name == "items" }).store
+        #expect(store.lastCommit == 5)
+        #expect(store.statistics.observers == 2)
+        #expect(store.liveQueries.map(\.query) == ["group == 'a'", InspectorScenario.hostileQuery])
+        let group = store.liveQueries[0]
+        #expect(group.collection == "items" && group.documents == 5 && group.commit == 5)
+        #expect(group.compiled == "group == \"a\"")
+        let observer = try #require(group.observers.first)
+        #expect(observer.kind == "handler")
+        #expect(observer.owners == [.init(type: "ProfileScreen", isAlive: true)])
+        #expect(observer.isBusy)
+        #expect(observer.waiting == WaitingResult(documents: 5, commit: 5))
+        #expect(observer.deliveredCommit == 3)
+        #expect(observer.commitsBehind == 2)
+        #expect(observer.delivery.delivered == 1)
+        #expect(observer.delivery.heldHighWater == 1, "the waiting result is the query's, not a copy in the lane")
+        #expect(store.liveQueries[1].observers.map(\.owners) == [[.init(type: "LiveQuery", isAlive: true)]])
+
+        // Screen 0 observes /profile itself and owns the live query; screen 1 owns /profile's closure; screen 2 is
+        // gone.
+        #expect(document.owners.map(\.type) == ["ProfileScreen", "LiveQuery"])
+        #expect(document.owners.map(\.observations) == [3, 1])
+        withExtendedLifetime(scenario) {}
+    }
+
+    @Test("The page and its files are served with a policy that runs only the page's own script")
+    func page() async throws {
+        let scenario = try await InspectorScenario()
+        try await scenario.withInspector { _, port in
+            for path in ["/", "/inspector.js", "/inspector.css"] {
+                let (status, body) = try await InspectorScenario.get(port, path)
+                #expect(status == 200, "\(path)")
+                #expect(!body.isEmpty, "\(path)")
+            }
+            let missing = try await InspectorScenario.get(port, "/nothing")
+            #expect(missing.status == 404)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+import TetherInspector
+
+/// The page in a real browser (headless Chromium) against the scripted scenario: it loads with no console message,
+/// its tables show the scenario's figures, and a `<script>` in a query's text is shown as text, never run.
+@Suite(
+    "Inspector: the page in a browser", .timeLimit(.minutes(2)),
+    .enabled(if: HeadlessChromium.found != nil, "Chromium is not installed (apt-get install -y chromium)"))
+struct InspectorBrowserTests {
+    @Test("The page renders the resources, live queries and owners, with no console message")
+    func rendersTheScenario() async throws {
+        let chromium = try #require(HeadlessChromium.found)
+        let scenario = try await InspectorScenario()
+        let (dom, console) = try await scenario.withInspector { _, port in
+            try await chromium.load("http://127.0.0.1:\(port)/")
+        }
+        #expect(console.isEmpty, "console: \(console)")
+        #expect(dom.contains("data-loaded=\"true\""), "the page fetched and rendered the API's document")
+        #expect(dom.contains("<p id=\"errors\" class=\"errors\" hidden=\"\">"), "no script error was reported")
+        for path in ["/profile", "/feed", "/kept", "/unused"] {
+            #expect(dom.contains("data-url=\"\(InspectorScenario.base)\(path)\""), "a row for \(path)")
+        }
+        #expect(
+            dom.contains("<td data-field=\"data\">text/plain; charset=utf-8, 5 B, 5 s old, ETag \"v1\", fresh</td>"))
+        #expect(dom.contains("self-owned ProfileScreen"))
+        #expect(dom.contains("closure closure owned by ProfileScreen (gone)"))
+        #expect(dom.contains("<td data-field=\"observations\" class=\"number\">3</td>"), "3 ProfileScreen observations")
+        #expect(dom.contains("<td data-field=\"commit\">5 of 5</td>"))
+        #expect(dom.contains("busy, waiting: 5 documents at commit 5, 2 commits behind"))
+        #expect(dom.contains("<li>\(InspectorScenario.base)/kept</li>"), "kept only from outside")
+        withExtendedLifetime(scenario) {}
+    }
+
+    @Test("A <script> in a query's text is rendered as text: escaped in the DOM, never run")
+    func escapesHostileText() async throws {
+        let chromium = try #require(HeadlessChromium.found)
+        let scenario = try await InspectorScenario()
+        let (dom, console) = try await scenario.withInspector { _, port in
+            try await chromium.load("http://127.0.0.1:\(port)/")
+        }
+        #expect(console.isEmpty, "console: \(console)")
+        #expect(dom.contains("&lt;script&gt;document.title=\"pwned\"&lt;/script&gt;"), "shown, escaped")
+        #expect(!dom.contains("<script>document.title"), "never markup")
+        #expect(dom.contains("<title>Tether inspector</title>"), "the script did not run")
+        withExtendedLifetime(scenario) {}
+    }
+}
