@@ -25,25 +25,15 @@ public struct ProbeProcess: Sendable {
         return me.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Starts `executable`, built beside the test bundle, with `arguments`; its output goes to a file in `directory`.
+    /// Starts `executable` with `arguments`; its output goes to a file in `directory`.
     public init(
         executable: String, _ arguments: [String], in directory: TemporaryDirectory,
-        environment: [String: String]? = nil
-    ) throws {
-        try self.init(
-            executableURL: Self.executable(named: executable), arguments, in: directory, environment: environment)
-    }
-
-    /// Starts the program at `executableURL` (a browser, a tool of the system) with `arguments`; its output goes to a
-    /// file in `directory`.
-    public init(
-        executableURL: URL, _ arguments: [String], in directory: TemporaryDirectory,
         environment: [String: String]? = nil
     ) throws {
         process = Process()
         outputPath = directory.file("probe-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = executableURL
+        process.executableURL = Self.executable(named: executable)
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))

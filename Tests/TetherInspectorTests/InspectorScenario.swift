@@ -79,9 +79,17 @@ final class InspectorScenario: Sendable {
         inspector.watch(service, named: "api")
         inspector.watch(store, named: "items")
         let running = Task { try await inspector.run() }
-        defer { running.cancel() }
-        let port = try #require(await inspector.port())
-        return try await body(inspector, port)
+        let outcome: Result<T, any Error>
+        do {
+            let port = try #require(await inspector.port())
+            outcome = .success(try await body(inspector, port))
+        } catch {
+            outcome = .failure(error)
+        }
+        // Cancelled, it shuts down gracefully: wait for it to have closed.
+        running.cancel()
+        _ = await running.result
+        return try outcome.get()
     }
 
     /// GETs `path` on the inspector: the status and body.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherTesting
 import TetherTestingTraits
 
 /// The sample's report as a reader sees it: loaded by headless Chromium (Debian's `chromium`; CI installs it and sets

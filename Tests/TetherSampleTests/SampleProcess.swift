@@ -1,4 +1,5 @@
 import Foundation
+import TetherTesting
 
 /// Runs the `tether-sample` executable built beside this test bundle, in a folder of its own.
 struct SampleProcess {
@@ -16,10 +17,10 @@ struct SampleProcess {
     }
 
     /// Runs the sample with `arguments` in `directory`; returns its status, standard output and standard error.
-    /// With `interruptWhen`, sends SIGINT as soon as the output satisfies it.
+    /// With `interruptWhen`, sends SIGINT as soon as the output satisfies it (it may act first: load a page, say).
     static func run(
         _ arguments: [String], in directory: URL, environment: [String: String] = [:],
-        interruptWhen: ((String) -> Bool)? = nil
+        interruptWhen: ((String) async -> Bool)? = nil
     ) async throws -> Result {
         // A test runner that dies leaves no sample running: it stops when its parent is gone.
         let child = try ChildProcess(
@@ -29,10 +30,10 @@ struct SampleProcess {
             // The output is a file the sample appends to: look at it until the awaited line appears, or the exit.
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(600)
-            while child.process.isRunning, !interruptWhen(child.output), clock.now < deadline {
+            while child.isRunning, !(await interruptWhen(child.output)), clock.now < deadline {
                 try await clock.sleep(until: clock.now + .milliseconds(20))
             }
-            if child.process.isRunning { child.process.interrupt() }
+            child.interrupt()
         }
         let status = await child.waitForExit(within: .seconds(600))
         return Result(status: status, output: child.output, errors: child.errors)

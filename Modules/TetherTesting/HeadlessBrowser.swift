@@ -1,18 +1,22 @@
-import Foundation
+public import Foundation
 
-/// A page as headless Chromium renders it: its DOM after loading, and every console message the page produced.
-struct HeadlessBrowser {
-    struct Page {
+/// A page as headless Chromium renders it: its DOM after loading, and every console message the page produced. For
+/// the tests that load a page in a real browser (the sample's report, the inspector); `.ci/run` installs Debian's
+/// `chromium`.
+public struct HeadlessBrowser: Sendable {
+    /// A loaded page.
+    public struct Page: Sendable {
         /// The serialized DOM after load.
-        var dom: String
+        public var dom: String
         /// Console messages ("message", source: …), in order.
-        var console: [String]
+        public var console: [String]
     }
 
-    let executable: URL
+    /// The browser's executable.
+    public let executable: URL
 
     /// Chromium, from `TETHER_BROWSER` or the first of Debian's and Google's names on the `PATH`.
-    static let found: HeadlessBrowser? = {
+    public static let found: HeadlessBrowser? = {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["TETHER_BROWSER"], FileManager.default.isExecutableFile(atPath: path) {
             return HeadlessBrowser(executable: URL(fileURLWithPath: path))
@@ -27,17 +31,22 @@ struct HeadlessBrowser {
     }()
 
     /// Whether a missing browser fails the tests instead of leaving them out (CI sets `TETHER_REQUIRE_BROWSER=1`).
-    static var required: Bool { ProcessInfo.processInfo.environment["TETHER_REQUIRE_BROWSER"] == "1" }
+    public static var required: Bool { ProcessInfo.processInfo.environment["TETHER_REQUIRE_BROWSER"] == "1" }
 
     /// Loads `file` and returns its DOM and console messages.
-    func load(_ file: URL, in directory: URL) async throws -> Page {
-        let child = try ChildProcess(
-            executable,
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--user-data-dir=\(directory.path)/chromium-profile", "--enable-logging=stderr", "--v=0", "--dump-dom",
-                file.absoluteString,
-            ], in: directory)
+    public func load(_ file: URL, in directory: URL) async throws -> Page {
+        try await load(url: file.absoluteString, in: directory)
+    }
+
+    /// Loads `url` (a page served over HTTP, say) and returns its DOM and console messages. With `budget`, the page's
+    /// scripts — its fetches and timers included — run for that much virtual time before the DOM is taken.
+    public func load(url: String, in directory: URL, budget: Duration? = nil) async throws -> Page {
+        var arguments = [
+            "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--user-data-dir=\(directory.path)/chromium-profile", "--enable-logging=stderr", "--v=0", "--dump-dom",
+        ]
+        if let budget { arguments.append("--virtual-time-budget=\(budget.components.seconds * 1000)") }
+        let child = try ChildProcess(executable, arguments + [url], in: directory)
         _ = await child.waitForExit(within: .seconds(120))
         let log = child.errors
         // Chromium logs each console message as `[…:INFO:CONSOLE:<line>] "<message>", source: <url> (<line>)`.
