@@ -75,7 +75,9 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
         await bound.value()
     }
 
-    /// Serves until graceful shutdown or cancellation.
+    /// Serves until graceful shutdown or cancellation — both end it gracefully: it stops accepting, answers the
+    /// requests it has (for up to a second) and closes. (Cancelling Hummingbird's server outright can drop a
+    /// connection accepted at that moment, which SwiftNIO traps on.)
     ///
     /// - Throws: ``InspectorError`` of kind `cannotListen` when the address cannot be listened on.
     public func run() async throws {
@@ -90,9 +92,22 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
             },
             logger: logger)
         defer { bound.set(nil) }
-        do {
-            try await application.runService()
-        } catch {
+        var groupConfiguration = ServiceGroupConfiguration(services: [application], logger: logger)
+        groupConfiguration.maximumGracefulShutdownDuration = .seconds(1)
+        let group = ServiceGroup(configuration: groupConfiguration)
+        // In a task of its own, so that cancelling this one reaches the server as a graceful shutdown.
+        let serving = Task { try await group.run() }
+        let stop: @Sendable () -> Void = { Task { await group.triggerGracefulShutdown() } }
+        let outcome = await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                await serving.result
+            } onGracefulShutdown: {
+                stop()
+            }
+        } onCancel: {
+            stop()
+        }
+        if case .failure(let error) = outcome {
             throw InspectorError(
                 .cannotListen(host: configuration.host, port: configuration.port, detail: "\(error)"))
         }

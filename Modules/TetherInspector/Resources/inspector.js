@@ -118,7 +118,7 @@ function renderResources(document_) {
       cell(row, resource.loadsInFlight, { field: "loads", className: "number" });
       cell(row, resource.lastError || "", { field: "error" });
       cell(row, list(resource.observers.map((observer) => ({
-        text: observer.flavour + " " + observer.observerType
+        text: (observer.flavour === "closure" ? "closure" : observer.flavour + " " + observer.observerType)
           + (observer.owners.length ? " owned by " + owners(observer.owners) : "")
           + (observer.delivery ? ", " + observer.delivery.delivered + " delivered, " + observer.delivery.coalesced
             + " coalesced" : ""),
