@@ -172,7 +172,7 @@ let package = Package(
         .target(
             name: "TetherInspector",
             dependencies: [
-                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "TetherConcurrency",
+                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "PipelineKit", "TetherConcurrency",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -257,7 +257,7 @@ let package = Package(
             dependencies: [
                 "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
                 "ResourceKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "RegistryKit",
-                "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer",
+                "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer", "TetherInspector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -448,7 +448,7 @@ let package = Package(
                 "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "Tether",
                 "SQLiteAdapter", "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
                 "URLSessionAdapter", "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits",
-                "TransportConformance",
+                "TransportConformance", "TetherInspector",
                 "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

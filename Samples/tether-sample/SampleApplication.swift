@@ -3,6 +3,7 @@ import PipelineKit
 import ResourceKit
 import ServiceLifecycle
 import TetherConcurrency
+import TetherInspector
 
 /// The scenarios, run as the application service of the pipeline's `ServiceGroup`: the background parts start
 /// before it and shut down after it returns. SIGINT or SIGTERM cancels the scenarios; the group then shuts the rest
@@ -16,6 +17,8 @@ struct SampleApplication: ServiceLifecycle.Service {
     let reportPath: String
     /// With a duration, the soak instead of one pass.
     let soak: Duration?
+    /// With `--inspect`: served while the scenarios run, and afterwards until the group shuts down.
+    let inspector: Inspector?
     /// Set when a signal cut the scenarios short.
     let interrupted = LockedValue(false)
 
@@ -23,7 +26,10 @@ struct SampleApplication: ServiceLifecycle.Service {
         let interrupted = interrupted
         do {
             try await withGracefulShutdownHandler {
-                try await cancelWhenGracefulShutdown { try await self.scenarios() }
+                try await cancelWhenGracefulShutdown {
+                    guard let inspector else { return try await self.scenarios() }
+                    try await self.inspecting(inspector)
+                }
             } onGracefulShutdown: {
                 interrupted.withLock { $0 = true }
             }
@@ -33,6 +39,22 @@ struct SampleApplication: ServiceLifecycle.Service {
             console.always(
                 "\ninterrupted: stopping the scenarios, then the monitor, the HTTP client and the database, in that order"
             )
+        }
+    }
+
+    /// Runs the scenarios with the inspector serving, then keeps a few screens on show until cancelled (Ctrl-C).
+    private func inspecting(_ inspector: Inspector) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { try await inspector.run() }
+            guard let port = await inspector.port() else { return }
+            console.always("Inspector: http://127.0.0.1:\(port)/ (loopback only)")
+            try await scenarios()
+            let screens = try InspectedScreens(
+                pipeline: pipeline, service: try pipeline.service(named: settings.service),
+                liveQuery: settings.liveQuery)
+            console.always("Inspecting: http://127.0.0.1:\(port)/ — press Ctrl-C to stop")
+            try await gracefulShutdown()
+            withExtendedLifetime(screens) {}
         }
     }
 

@@ -5,6 +5,7 @@ import PipelineKit
 import PipelinePlugins
 import ServiceLifecycle
 import TetherConcurrency
+import TetherInspector
 
 /// `tether-sample`: Tether's whole mission on one command, assembled by PipelineKit from `configuration.yaml`.
 @main
@@ -41,8 +42,22 @@ struct TetherSample: AsyncParsableCommand {
         help: "Stop, as on SIGTERM, when the process that started the sample exits (for test runners and supervisors).")
     var exitWithParent = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Serve the inspector on 127.0.0.1 while the scenarios run, print its address, and keep running afterwards until Ctrl-C."
+    )
+    var inspect = false
+
+    @Option(
+        name: .long, help: ArgumentHelp("The inspector's port (0: a free one).", valueName: "port"))
+    var inspectPort = 0
+
     func validate() throws {
         if let soak, soak < 1 { throw ValidationError("--soak takes a number of seconds, at least 1 (got \(soak))") }
+        if !(0...65_535).contains(inspectPort) {
+            throw ValidationError("--inspect-port takes a port in 0…65535 (got \(inspectPort))")
+        }
     }
 
     func run() async throws {
@@ -106,7 +121,8 @@ struct TetherSample: AsyncParsableCommand {
         }
         let application = SampleApplication(
             pipeline: pipeline, settings: settings, server: server, console: console, configurationFile: config,
-            reportPath: report, soak: soak.map { .seconds($0) })
+            reportPath: report, soak: soak.map { .seconds($0) },
+            inspector: inspect ? try pipeline.inspector(port: inspectPort) : nil)
         let group = pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample"))
         await interrupts.hand(to: group)
         do {
