@@ -82,6 +82,8 @@ final class LiveQueryEngine: Sendable {
         /// are, the consumer runs rounds with nothing else to do (each checks ``LiveQueryEngine/sweepPerRound``), so
         /// that when the writer stops, every observer whose owner died is released — not one table-share per commit.
         var sweepDebt = 0
+        /// Commits kept without a round since every query was held back (see ``LiveQueryEngine/heldCommitsPerRound``).
+        var heldCommits = 0
 
         var isObserving: Bool { !registered.isEmpty }
         /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
@@ -119,6 +121,11 @@ final class LiveQueryEngine: Sendable {
 
     /// How many observers a round checks for dead owners (see ``round(_:)``).
     static let sweepPerRound = 128
+
+    /// While every query is held back, one commit in this many still runs a round: it only merges the changes into
+    /// the held-back ones, but it sweeps — an observer whose owner died while busy would otherwise hold its query
+    /// back, and stay registered, until a signal that never comes.
+    static let heldCommitsPerRound = 16
 
     let documents: any DocumentStore
     let logger: Logger
@@ -278,9 +285,12 @@ final class LiveQueryEngine: Sendable {
         let (resume, watch) = state.withLock { state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool) in
             guard state.subscription != nil else { return (nil, false) }
             state.received = max(state.received, changes.commits.upperBound)
-            guard !state.isAllHeld else {
-                state.inbox.keep(changes)  // for the round an idle observer or a new one starts
-                return (nil, startsQuietWatch(&state))
+            if state.isAllHeld {
+                state.heldCommits += 1
+                if state.heldCommits < Self.heldCommitsPerRound {
+                    state.inbox.keep(changes)  // for the round an idle observer or a new one starts
+                    return (nil, startsQuietWatch(&state))
+                }
             }
             let resume = state.inbox.add(changes)
             if let resume { state.isRunningOwedWork = resume.1.isOwed }
@@ -357,6 +367,7 @@ final class LiveQueryEngine: Sendable {
         let (waiters, watch) = state.withLock { state in
             state.statistics.rounds += 1
             state.isRunningOwedWork = false
+            state.heldCommits = 0
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
             // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
             if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }

@@ -144,4 +144,31 @@ struct HeldBackTests {
         #expect(store.statistics.evaluations - before.evaluations == 1)
         await liveQuery.stop()
     }
+
+    @Test(
+        "An owner dies while its observer is busy and every query is held back: commits go on, and a few of them release the observer",
+        arguments: TestStores.kinds)
+    func ownerDiesWhileHeldBack(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil)
+        let items = store.collection("items")
+        let kept = LockedValue<SignalNext?>(nil)
+        var owner: Owner? = Owner()
+        try items.find("group == 'a'").observeLocalWithNextSignal(owner: owner!) { _, _, signalNext in
+            kept.withLock { $0 = signalNext }  // never called: busy for good
+        }
+        try await eventually { kept.withLock { $0 != nil } }
+        await store.waitForLiveQueries()  // the round that started it has ended
+        let rounds = store.statistics.rounds
+        // A change while its only observer is busy: held back, like every query here, once its round ends.
+        _ = try await items.upsert(["_id": "1", "group": "a"])
+        // Its round, and the one after that only sweeps (its owner alive then): the engine has nothing more to do.
+        try await eventually { store.statistics.rounds == rounds + 2 }
+        #expect(store.statistics.deferrals == 1)
+        owner = nil
+        // No signal will come, and waitForLiveQueries would wake the query: only commits reach the engine.
+        for index in 0..<16 { _ = try await items.upsert(["_id": .string("x\(index)"), "group": "b"]) }
+        try await eventually { store.statistics.observers == 0 }
+        #expect(store.statistics.queries == 0)
+        withExtendedLifetime(owner) {}
+    }
 }
