@@ -73,8 +73,11 @@ struct RequestHookTests {
             let items = fixture.service.resource("/items")
             #expect(items.allRequests.isEmpty && items.loadRequests.isEmpty)
 
+            // Each reaches the transport before the next starts: queued replies go in the order requests arrive.
             let first = items.load()
+            #expect(await fixture.clock.waitForSleepers(1))
             let post = items.request(.post, text: "new")
+            #expect(await fixture.clock.waitForSleepers(2))
             let second = items.load()  // supersedes the first, which stays in flight until it ends
             #expect(items.allRequests == [first, post, second])
             #expect(items.loadRequests == [first, second])
