@@ -172,8 +172,8 @@ let package = Package(
         .target(
             name: "TetherInspector",
             dependencies: [
-                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "PipelineKit", "TetherConcurrency",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "PipelineKit", "TetherClock",
+                "TetherConcurrency", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -415,8 +415,7 @@ let package = Package(
             name: "TetherInspectorTests",
             dependencies: [
                 "TetherInspector", "ResourceKit", "LiveQueryKit", "OwnershipKit", "TransportKit", "TetherClock",
-                "TetherJSON",
-                "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
+                "TetherJSON", "MemoryPressureKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],

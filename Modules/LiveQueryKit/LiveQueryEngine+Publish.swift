@@ -1,5 +1,6 @@
 import DocumentStoreKit
 import Logging
+import TetherClock
 import TetherConcurrency
 
 /// Running a query, and offering its result or its failure to its observers.
@@ -35,7 +36,7 @@ extension LiveQueryEngine {
         }
         if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        for registration in published?.publish(failure) ?? [] { registration.lane.submit(failure) }
+        for registration in published?.publish(failure, at: timeSource.now) ?? [] { registration.lane.submit(failure) }
     }
 
     /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
@@ -58,6 +59,8 @@ extension LiveQueryEngine {
         }
         // To the observers idle now; each busy one takes it (or a later one) when it signals.
         let snapshot = Snapshot.documents(result, commit: commit, content: content)
-        for registration in published?.publish(snapshot) ?? [] { registration.lane.submit(snapshot) }
+        for registration in published?.publish(snapshot, at: timeSource.now) ?? [] {
+            registration.lane.submit(snapshot)
+        }
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TetherConcurrency
 
 /// A query's latest result, and which of its observers are ready for the next one. The engine publishes each result
@@ -11,6 +12,9 @@ import TetherConcurrency
 final class PublishedResult: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
+        /// When ``snapshot`` was published, on the engine's time source: for an inspector (one clock read per
+        /// result, none per delivery).
+        var publishedAt: Date?
         /// Counts published results; each observer's entry in ``taken`` says which it last took.
         var generation: UInt64 = 0
         var taken: [ObjectIdentifier: UInt64] = [:]
@@ -33,9 +37,10 @@ final class PublishedResult: Sendable {
     let state = LockedValue(State())
 
     /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock.
-    func publish(_ snapshot: Snapshot) -> [Registration] {
+    func publish(_ snapshot: Snapshot, at now: Date) -> [Registration] {
         state.withLock { state in
             state.snapshot = snapshot
+            state.publishedAt = now
             state.generation += 1
             state.isHeld = false
             let ready = Array(state.idle.values)
@@ -56,11 +61,13 @@ final class PublishedResult: Sendable {
 
     /// The latest result, if `registration`'s observer has not taken it: what it takes when it signals. For an
     /// inspector.
-    func owed(to registration: Registration) -> Snapshot? {
+    func owed(to registration: Registration) -> (snapshot: Snapshot, publishedAt: Date?)? {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
-            guard state.idle[id] == nil, state.taken[id, default: 0] < state.generation else { return nil }
-            return state.snapshot
+            guard state.idle[id] == nil, state.taken[id, default: 0] < state.generation,
+                let snapshot = state.snapshot
+            else { return nil }
+            return (snapshot, state.publishedAt)
         }
     }
 

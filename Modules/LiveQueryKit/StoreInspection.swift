@@ -1,7 +1,10 @@
 public import DeliveryKit
 import DocumentStoreKit
+import Foundation
 public import OwnershipKit
+import TetherClock
 import TetherConcurrency
+import TetherJSON
 
 /// What an inspector shows of a ``Store``: its live queries, who observes each and owns the observation, what waits
 /// for a slow consumer, and how far behind the store each observer is. Taken on demand by ``Store/inspect()``;
@@ -37,6 +40,8 @@ public struct LiveQueryInspection: Sendable, Hashable, Codable {
 
 /// One observer of a live query.
 public struct LiveQueryObserverInspection: Sendable, Hashable, Codable {
+    /// Its id in the store, in the order observers were added (stable while it lives).
+    public var id: UInt64
     /// How it takes results: `handler` (`observeLocal…`, under next-signal), `async` (`observeLocalAsync`) or
     /// `snapshots` (`snapshots()`).
     public var kind: String
@@ -63,11 +68,18 @@ public struct WaitingResult: Sendable, Hashable, Codable {
     public var documents: Int
     /// The commit it is exact at (nil for a failure).
     public var commit: UInt64?
+    /// Its documents' size as compact JSON text, in bytes (measured when inspected).
+    public var bytes: Int
+    /// Seconds since the engine published it, on the store's time source — nil for a result waiting in the
+    /// observer's lane rather than in the query's published result (a result submitted while it was busy).
+    public var ageSeconds: Double?
 
     /// Makes a waiting result's inspection.
-    public init(documents: Int, commit: UInt64?) {
+    public init(documents: Int, commit: UInt64?, bytes: Int, ageSeconds: Double?) {
         self.documents = documents
         self.commit = commit
+        self.bytes = bytes
+        self.ageSeconds = ageSeconds
     }
 }
 
@@ -81,6 +93,7 @@ extension Store {
 extension LiveQueryEngine {
     func inspect(lastCommit: UInt64) -> StoreInspection {
         let observed = observers.inspect { $0 }
+        let now = timeSource.now
         let queries = state.withLock { state in
             state.evaluations.mapValues { evaluation in
                 (
@@ -95,14 +108,19 @@ extension LiveQueryEngine {
             guard let registration else { continue }
             let held = registration.lane.held
             // Waiting in the lane, or — the usual case for a busy observer — published, to be taken at its signal.
-            let waiting = held.waiting ?? registration.published.withLock { $0 }?.owed(to: registration)
+            let waiting =
+                held.waiting.map { WaitingResult($0, publishedAt: nil, now: now) }
+                ?? registration.published.withLock { $0 }?.owed(to: registration).map {
+                    WaitingResult($0.snapshot, publishedAt: $0.publishedAt, now: now)
+                }
             let delivered = registration.delivered.commit
             byQuery[registration.query, default: []].append(
                 (
                     registration,
                     LiveQueryObserverInspection(
-                        kind: registration.kind.rawValue, owners: observer.owners, isObserving: observer.isObserving,
-                        isBusy: held.isBusy, waiting: waiting.map(WaitingResult.init),
+                        id: observer.id, kind: registration.kind.rawValue, owners: observer.owners,
+                        isObserving: observer.isObserving,
+                        isBusy: held.isBusy, waiting: waiting,
                         deliveredCommit: delivered, commitsBehind: delivered.map { lastCommit - min(lastCommit, $0) },
                         delivery: registration.lane.statistics)
                 ))
@@ -123,10 +141,18 @@ extension LiveQueryEngine {
 }
 
 extension WaitingResult {
-    init(_ snapshot: Snapshot) {
+    init(_ snapshot: Snapshot, publishedAt: Date?, now: Date) {
+        let age = publishedAt.map { max(0, now.timeIntervalSince($0)) }
         switch snapshot {
-        case .documents(let documents, let commit, _): self.init(documents: documents.count, commit: commit)
-        case .failure: self.init(documents: 0, commit: nil)
+        case .documents(let documents, let commit, _):
+            var output: [UInt8] = []
+            let bytes = documents.reduce(0) { total, document in
+                output.removeAll(keepingCapacity: true)
+                document.value.write(to: &output)
+                return total + output.count
+            }
+            self.init(documents: documents.count, commit: commit, bytes: bytes, ageSeconds: age)
+        case .failure: self.init(documents: 0, commit: nil, bytes: 0, ageSeconds: age)
         }
     }
 }

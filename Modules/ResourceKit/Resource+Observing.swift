@@ -124,8 +124,9 @@ extension Resource {
         let binding = ObserverBinding()
         let lane = ObserverSink.lane(policy: delivery, binding: binding) { reference.object.flatMap(project) }
         let observed: Any.Type = type(of: object)
+        let policy: Any.Type = type(of: delivery)
         observers.add(object, binding: binding) { _ in
-            ObserverSink(link: link, target: .lane(lane, observed: observed))
+            ObserverSink(link: link, target: .lane(lane, observed: observed, policy: policy))
         }
     }
 
@@ -135,7 +136,8 @@ extension Resource {
         let link = ResourceLink(self)
         guard let delivery else { return ObserverSink(link: link, target: .direct(observer)) }
         let lane = ObserverSink.lane(policy: delivery, binding: binding) { observer }
-        return ObserverSink(link: link, target: .lane(lane, observed: type(of: observer)))
+        return ObserverSink(
+            link: link, target: .lane(lane, observed: type(of: observer), policy: type(of: delivery)))
     }
 
     /// Logs the new observer and, on the first, starts the persistent-cache check.

@@ -79,8 +79,9 @@ struct ObserverSink: Sendable {
         /// A closure observer, called directly (no existential to open).
         case closure(@Sendable (Resource, ResourceEvent) -> Void)
         case direct(any ResourceObserver)
-        /// Delivered through a lane (a delivery policy); `observed` is the observer's type, for an inspector.
-        case lane(DeliveryLane<LaneItem>, observed: Any.Type)
+        /// Delivered through a lane (a delivery policy); `observed` is the observer's type and `policy` the
+        /// policy's, for an inspector.
+        case lane(DeliveryLane<LaneItem>, observed: Any.Type, policy: Any.Type)
         /// A self-owned observer that could not be projected (never expected).
         case none
     }
@@ -106,9 +107,9 @@ struct ObserverSink: Sendable {
             observer.resourceChanged(resource, event: .observerAdded)
         case (.direct(let observer), .stopped):
             observer.stoppedObserving(resource: resource)
-        case (.lane(let lane, _), .added):
+        case (.lane(let lane, _, _), .added):
             lane.submit(.event(resource, .observerAdded))
-        case (.lane(let lane, _), .stopped):
+        case (.lane(let lane, _, _), .stopped):
             lane.submit(.stopped(resource))
         case (.direct, .event), (.lane, .event), (.none, _):
             break  // events are delivered above
@@ -119,7 +120,7 @@ struct ObserverSink: Sendable {
     private func deliver(_ progress: Double, of resource: Resource) {
         switch target {
         case .direct(let observer): observer.resourceRequestProgress(for: resource, progress: progress)
-        case .lane(let lane, _): lane.submit(.progress(resource, progress))
+        case .lane(let lane, _, _): lane.submit(.progress(resource, progress))
         case .closure, .none: break
         }
     }
@@ -128,7 +129,7 @@ struct ObserverSink: Sendable {
         switch target {
         case .closure(let closure): closure(resource, event)
         case .direct(let observer): observer.resourceChanged(resource, event: event)
-        case .lane(let lane, _): lane.submit(.event(resource, event))
+        case .lane(let lane, _, _): lane.submit(.event(resource, event))
         case .none: break
         }
     }

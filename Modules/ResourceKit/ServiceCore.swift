@@ -106,6 +106,8 @@ final class ServiceCore: Sendable {
 
     /// The live public face, if there is one.
     let face = LockedValue(WeakService())
+    /// The memory-pressure events responded to, for an inspector.
+    let pressure = LockedValue(MemoryPressureRecord())
 
     /// The live `Service` for this core, or a new one if the one it was made with is gone (resources outlive their
     /// service only while referenced). Held strongly by the caller, never released under the lock.
@@ -184,6 +186,11 @@ final class ServiceCore: Sendable {
     @discardableResult
     func respond(to event: MemoryPressureEvent, from source: String) -> Int {
         let released = flushUnused()
+        let now = timeSource.now
+        pressure.withLock { record in
+            record.record(
+                source: source, level: "\(event.level)", reason: event.reason, released: released, at: now)
+        }
         logging.cache.info(
             "memory pressure: flushed unused resources",
             metadata: ["released": "\(released)", "source": "\(source)", "reason": "\(event.reason)"])

@@ -20,6 +20,8 @@ public struct ServiceInspection: Sendable, Hashable, Codable {
     public var cacheCountLimit: Int
     /// Every live resource, by URL.
     public var resources: [ResourceInspection]
+    /// The memory-pressure events it responded to, and what they released.
+    public var memoryPressure: MemoryPressureInspection
 }
 
 /// One resource as an inspector shows it.
@@ -61,6 +63,8 @@ public struct DataInspection: Sendable, Hashable, Codable {
 
 /// One observer of a resource.
 public struct ResourceObserverInspection: Sendable, Hashable, Codable {
+    /// Its id among the resource's observers, in the order they were added (stable while it lives).
+    public var id: UInt64
     /// How it was added: `self-owned` (`addObserver(self)`), `owned` (`addObserver(_:owner:)`) or `closure`
     /// (`addObserver(owner:) { … }`).
     public var flavour: String
@@ -70,6 +74,9 @@ public struct ResourceObserverInspection: Sendable, Hashable, Codable {
     public var owners: [ObserverInspection.Owner]
     /// Whether it observes now.
     public var isObserving: Bool
+    /// How events reach it: `direct` (called in the notifier's context, no policy) or the delivery policy's type
+    /// name — `ExecutorDeliveryPolicy` for `.deliverOn(…)`, `ImmediateDeliveryPolicy` for `.immediate`.
+    public var policy: String
     /// With a delivery policy, its lane's counts: events delivered, coalesced while it was busy, the most held.
     public var delivery: DeliveryStatistics?
 }
@@ -83,7 +90,8 @@ extension Service {
         }
         return ServiceInspection(
             baseURL: baseURL?.absoluteString, cacheCountLimit: cacheCountLimit,
-            resources: resources.sorted { $0.url < $1.url })
+            resources: resources.sorted { $0.url < $1.url },
+            memoryPressure: core.pressure.withLock { $0.inspection(now: now) })
     }
 }
 
@@ -95,9 +103,11 @@ extension Resource {
         }
         let observers = (observersIfAny?.inspect { $0.inspection } ?? []).map { observer, sink in
             ResourceObserverInspection(
+                id: observer.id,
                 flavour: sink?.isClosure == true ? "closure" : observer.isSelfOwned ? "self-owned" : "owned",
                 observerType: sink?.isClosure == true ? "closure" : observer.observerType,
-                owners: observer.owners, isObserving: observer.isObserving, delivery: sink?.lane ?? nil)
+                owners: observer.owners, isObserving: observer.isObserving, policy: sink?.policy ?? "direct",
+                delivery: sink?.lane ?? nil)
         }
         return ResourceInspection(
             url: urlString, isObserved: holding.isInUse, isReferencedElsewhere: holding.isReferencedElsewhere,
@@ -120,13 +130,14 @@ extension Resource {
 }
 
 extension ObserverSink {
-    /// What an inspector shows of the sink: whether it is a closure, and its lane's counts.
-    var inspection: (isClosure: Bool, lane: DeliveryStatistics?) {
+    /// What an inspector shows of the sink: whether it is a closure, its delivery policy, and its lane's counts.
+    var inspection: (isClosure: Bool, policy: String, lane: DeliveryStatistics?) {
         switch target {
-        case .closure: (true, nil)
-        case .lane(let lane, let observed): (observed == ClosureObserver.self, lane.statistics)
-        case .direct(let observer): (type(of: observer) == ClosureObserver.self, nil)
-        case .none: (false, nil)
+        case .closure: (true, "direct", nil)
+        case .lane(let lane, let observed, let policy):
+            (observed == ClosureObserver.self, String(describing: policy), lane.statistics)
+        case .direct(let observer): (type(of: observer) == ClosureObserver.self, "direct", nil)
+        case .none: (false, "direct", nil)
         }
     }
 }

@@ -34,6 +34,9 @@ public struct InspectionDocument: Sendable, Hashable, Codable {
         public var type: String
         /// How many distinct observations such owners keep alive now.
         public var observations: Int
+        /// How long, in seconds, the oldest of these observations has been alive — counted from the first
+        /// inspection that saw it, since the core records no time per observer.
+        public var oldestSeconds: Double
     }
 
     /// The API's version: 1.
@@ -50,28 +53,42 @@ public struct InspectionDocument: Sendable, Hashable, Codable {
     /// Resources kept only by a reference from outside the cache: flushed (or unobserved), and still alive.
     public var keptFromOutside: [String]
 
-    init(takenAt: Date, services: [NamedService], stores: [NamedStore]) {
+    init(takenAt: Date, services: [NamedService], stores: [NamedStore], ages: inout ObservationAges) {
         self.takenAt = takenAt.timeIntervalSince1970
         self.services = services
         self.stores = stores
-        var counts: [String: Int] = [:]
+        var counts: [String: (observations: Int, oldest: Double)] = [:]
+        func count(_ types: [String], _ key: ObservationAges.Key) {
+            let age = ages.see(key, at: takenAt)
+            for type in types {
+                let count = counts[type] ?? (0, 0)
+                counts[type] = (count.observations + 1, max(count.oldest, age))
+            }
+        }
         for named in services {
             for resource in named.service.resources {
                 for observer in resource.observers where observer.isObserving {
                     let owners = observer.owners.filter(\.isAlive).map(\.type)
-                    for type in owners.isEmpty ? [observer.observerType] : owners { counts[type, default: 0] += 1 }
+                    count(
+                        owners.isEmpty ? [observer.observerType] : owners,
+                        .init(place: "service \(named.name) \(resource.url)", id: observer.id))
                 }
             }
         }
         for named in stores {
             for query in named.store.liveQueries {
                 for observer in query.observers where observer.isObserving {
-                    for owner in observer.owners where owner.isAlive { counts[owner.type, default: 0] += 1 }
+                    count(
+                        observer.owners.filter(\.isAlive).map(\.type),
+                        .init(place: "store \(named.name)", id: observer.id))
                 }
             }
         }
-        owners = counts.map { OwnerCount(type: $0.key, observations: $0.value) }
-            .sorted { ($0.observations, $1.type) > ($1.observations, $0.type) }
+        ages.finishInspection()
+        owners = counts.map {
+            OwnerCount(type: $0.key, observations: $0.value.observations, oldestSeconds: $0.value.oldest)
+        }
+        .sorted { ($0.observations, $1.type) > ($1.observations, $0.type) }
         keptFromOutside = services.flatMap { named in
             named.service.resources.filter { !$0.isObserved && $0.isReferencedElsewhere }.map(\.url)
         }

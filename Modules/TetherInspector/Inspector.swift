@@ -3,6 +3,7 @@ public import LiveQueryKit
 public import Logging
 public import ResourceKit
 public import ServiceLifecycle
+public import TetherClock
 import TetherConcurrency
 
 #if canImport(FoundationEssentials)
@@ -36,19 +37,26 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
     public let configuration: InspectorConfiguration
     let logger: Logger
     let watched = LockedValue(Watched())
+    let timeSource: any TimeSource
+    /// When each observation alive at the last inspection was first seen.
+    let ages = LockedValue(ObservationAges())
     let bound = BoundPort()
 
     /// Makes an inspector; it listens once ``run()`` is called.
     ///
     /// - Throws: ``InspectorError`` for an address other than loopback without a token, a port out of range or an
     ///   empty token.
+    ///
+    /// - Parameter timeSource: The clock for the document's `takenAt` and the owners' ages (a `ManualTimeSource` in
+    ///   tests).
     public init(
         configuration: InspectorConfiguration = InspectorConfiguration(),
-        logger: Logger = Logger(label: "tether.inspector")
+        logger: Logger = Logger(label: "tether.inspector"), timeSource: any TimeSource = .system
     ) throws(InspectorError) {
         try configuration.validate()
         self.configuration = configuration
         self.logger = logger
+        self.timeSource = timeSource
     }
 
     /// Shows `service`'s resources under `name`.
@@ -64,10 +72,14 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
     /// Everything watched, as it is now: what `GET /api/v1/inspection` returns.
     public func inspect() -> InspectionDocument {
         let watched = watched.withLock { $0 }
-        return InspectionDocument(
-            takenAt: Date(),
-            services: watched.services.map { .init(name: $0.name, service: $0.service.inspect()) },
-            stores: watched.stores.map { .init(name: $0.name, store: $0.store.inspect()) })
+        let services = watched.services.map {
+            InspectionDocument.NamedService(name: $0.name, service: $0.service.inspect())
+        }
+        let stores = watched.stores.map { InspectionDocument.NamedStore(name: $0.name, store: $0.store.inspect()) }
+        let now = timeSource.now
+        return ages.withLock { ages in
+            InspectionDocument(takenAt: now, services: services, stores: stores, ages: &ages)
+        }
     }
 
     /// The port it listens on, once it does (nil if it stopped before).

@@ -1,9 +1,13 @@
 import Foundation
 import LiveQueryKit
+import MemoryPressureKit
 import OwnershipKit
 import ResourceKit
 import Testing
+import TetherClock
 import TetherInspector
+import TetherTesting
+import TransportKit
 
 /// `GET /api/v1/inspection` against the scripted scenario: the exact figures, as a client decodes them.
 @Suite("Inspector: the JSON API", .timeLimit(.minutes(1)))
@@ -34,6 +38,7 @@ struct InspectorAPITests {
         #expect(profile.observers[1].owners.map(\.type) == ["ProfileScreen"])
         #expect(profile.observers.allSatisfy { $0.isObserving })
         #expect(profile.observers[0].delivery == nil, "delivered directly: no lane")
+        #expect(profile.observers.map(\.policy) == ["direct", "ExecutorDeliveryPolicy"])
         #expect((profile.observers[1].delivery?.delivered ?? 0) >= 1, "the closure's lane delivered its events")
 
         let feed = try #require(byPath["/feed"])
@@ -53,7 +58,11 @@ struct InspectorAPITests {
     @Test("Live queries: owners, the busy observer's waiting result and how far behind it is; owners by type")
     func liveQueries() async throws {
         let scenario = try await InspectorScenario()
-        let document = try await scenario.withInspector { inspector, _ in inspector.inspect() }
+        let (first, document) = try await scenario.withInspector { inspector, _ in
+            let first = inspector.inspect()
+            scenario.clock.advance(by: .seconds(3))
+            return (first, inspector.inspect())
+        }
         let store = try #require(document.stores.first { $0.name == "items" }).store
         #expect(store.lastCommit == 5)
         #expect(store.statistics.observers == 2)
@@ -65,7 +74,9 @@ struct InspectorAPITests {
         #expect(observer.kind == "handler")
         #expect(observer.owners == [.init(type: "ProfileScreen", isAlive: true)])
         #expect(observer.isBusy)
-        #expect(observer.waiting == WaitingResult(documents: 5, commit: 5))
+        // Five {"_id":"dN","group":"a"}, 24 bytes each; published when the clock read 1,005 s, inspected at 1,008 s.
+        #expect(observer.waiting == WaitingResult(documents: 5, commit: 5, bytes: 120, ageSeconds: 3))
+        #expect(observer.id > 0)
         #expect(observer.deliveredCommit == 3)
         #expect(observer.commitsBehind == 2)
         #expect(observer.delivery.delivered == 1)
@@ -76,7 +87,42 @@ struct InspectorAPITests {
         // gone.
         #expect(document.owners.map(\.type) == ["ProfileScreen", "LiveQuery"])
         #expect(document.owners.map(\.observations) == [3, 1])
+        // Ages count from the inspector's first look: nothing at the first, the clock's 3 s at the second.
+        #expect(first.owners.map(\.oldestSeconds) == [0, 0])
+        #expect(document.owners.map(\.oldestSeconds) == [3, 3])
         withExtendedLifetime(scenario) {}
+    }
+
+    @Test("Memory pressure: how many events, what they released, and the last one's source, level, reason and age")
+    func memoryPressure() async throws {
+        let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
+        let service = Service(
+            baseURL: InspectorScenario.base, transport: InMemoryTransport(timeSource: clock), timeSource: clock)
+        let inspector = try Inspector(timeSource: clock)
+        inspector.watch(service, named: "api")
+        let before = inspector.inspect().services[0].service.memoryPressure
+        #expect(before.events == 0 && before.released == 0 && before.last == nil)
+
+        let source = ManualMemoryPressureSource()
+        let monitor = service.memoryPressureMonitor(source: source)
+        let running = Task { await monitor.run() }
+        try await eventually { source.watcherCount == 1 }
+        // Unobserved and referenced by nothing but the cache: each flush releases what was made before it.
+        _ = service.resource("/a")
+        _ = service.resource("/b")
+        source.signal(.critical, reason: "resident 900 MB > limit 800 MB")
+        clock.advance(by: .seconds(4))
+        _ = service.resource("/c")
+        source.signal(.warning)
+        clock.advance(by: .seconds(2))
+
+        let pressure = inspector.inspect().services[0].service.memoryPressure
+        #expect(pressure.events == 2 && pressure.released == 3)
+        let last = try #require(pressure.last)
+        #expect(last.source == "manual" && last.level == "warning" && last.reason == "signalled by hand")
+        #expect(last.released == 1 && last.ageSeconds == 2)
+        running.cancel()
+        await running.value
     }
 
     @Test("The page and its files are served with a policy that runs only the page's own script")

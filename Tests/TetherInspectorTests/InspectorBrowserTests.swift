@@ -42,8 +42,11 @@ struct InspectorBrowserTests {
         #expect(dom.contains("self-owned ProfileScreen"))
         #expect(dom.contains("closure owned by ProfileScreen (gone)"))
         #expect(dom.contains("<td data-field=\"observations\" class=\"number\">3</td>"), "3 ProfileScreen observations")
+        #expect(dom.contains("<td data-field=\"oldest\" class=\"number\">0 s</td>"), "the clock has not moved")
+        #expect(dom.contains("<li data-service=\"api\">api: 0 events, 0 resources released</li>"))
+        #expect(dom.contains("closure owned by ProfileScreen, ExecutorDeliveryPolicy, "))
         #expect(dom.contains("<td data-field=\"commit\">5 of 5</td>"))
-        #expect(dom.contains("busy, waiting: 5 documents at commit 5, 2 commits behind"))
+        #expect(dom.contains("busy, waiting: 5 documents (120 B) at commit 5, 0 s old, 2 commits behind"))
         #expect(dom.contains("<li>\(InspectorScenario.base)/kept</li>"), "kept only from outside")
         withExtendedLifetime(scenario) {}
     }

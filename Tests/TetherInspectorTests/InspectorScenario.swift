@@ -25,7 +25,8 @@ final class ProfileScreen: ResourceObserver, Sendable {
 /// - `/kept`: unobserved, referenced by the test (survives a flush); `/unused`: unobserved, held only by the cache
 ///   (the next flush releases it);
 /// - a store of 5 documents whose live query `group == 'a'` screen 0 owns: its observer is busy with the result at
-///   commit 3 and a result of 5 documents at commit 5 waits for its signal (2 commits behind);
+///   commit 3 and a result of 5 documents (120 bytes as JSON) at commit 5, published at the clock's 1,005 s, waits
+///   for its signal (2 commits behind);
 /// - a live query whose text holds `<script>`, owned by its handle.
 final class InspectorScenario: Sendable {
     static let base = "https://api.example.com/v1"
@@ -33,13 +34,14 @@ final class InspectorScenario: Sendable {
 
     let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
     let service: Service
-    let store = Store.inMemory()
+    let store: Store
     let screens = LockedValue<[ProfileScreen?]>([ProfileScreen(), ProfileScreen(), ProfileScreen()])
     let kept: Resource
     let liveQueries: [LiveQuery]
     let signal = LockedValue<SignalNext?>(nil)
 
     init() async throws {
+        store = Store.inMemory(timeSource: clock)
         let transport = InMemoryTransport(timeSource: clock)
         transport.route(.get, Self.base + "/profile", reply: .text("hello", headers: ["ETag": "\"v1\""]))
         service = Service(baseURL: Self.base, transport: transport, timeSource: clock)
@@ -75,7 +77,7 @@ final class InspectorScenario: Sendable {
         _ configuration: InspectorConfiguration = InspectorConfiguration(),
         _ body: (Inspector, Int) async throws -> T
     ) async throws -> T {
-        let inspector = try Inspector(configuration: configuration)
+        let inspector = try Inspector(configuration: configuration, timeSource: clock)
         inspector.watch(service, named: "api")
         inspector.watch(store, named: "items")
         let running = Task { try await inspector.run() }

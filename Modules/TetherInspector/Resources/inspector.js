@@ -48,6 +48,22 @@ function replaceRows(id, rows) {
   body.replaceChildren(...rows);
 }
 
+const DEFAULT_THRESHOLD = 60;
+
+function threshold() {
+  const value = localStorage.getItem("tether.threshold");
+  return value === null ? DEFAULT_THRESHOLD : Number(value);
+}
+
+const thresholdInput = document.getElementById("threshold");
+thresholdInput.value = String(threshold());
+thresholdInput.addEventListener("change", () => {
+  if (thresholdInput.value === "") localStorage.removeItem("tether.threshold");
+  else localStorage.setItem("tether.threshold", thresholdInput.value);
+});
+
+function seconds(value) { return Math.round(value) + " s"; }
+
 function expectedCount(type) {
   const value = localStorage.getItem("tether.expected." + type);
   return value === null ? null : Number(value);
@@ -70,6 +86,7 @@ function renderOwners(document_) {
     cell(row, owner.observations, { field: "observations", className: "number" });
     const change = owner.observations - firstCounts.get(owner.type);
     cell(row, (change > 0 ? "+" : "") + change, { className: "number" });
+    cell(row, seconds(owner.oldestSeconds), { field: "oldest", className: "number" });
     const input = document.createElement("input");
     input.className = "expected";
     input.type = "number";
@@ -83,6 +100,9 @@ function renderOwners(document_) {
     let flag = "";
     if (expected !== null && owner.observations > expected) {
       flag = owner.observations + " " + owner.type + " owners alive, " + expected + " expected";
+    } else if (growing && owner.oldestSeconds > threshold()) {
+      flag = "growing: " + counts.join(" → ") + "; the oldest alive " + seconds(owner.oldestSeconds)
+        + ", over the " + seconds(threshold()) + " threshold";
     } else if (growing) {
       flag = "growing: " + counts.join(" → ");
     }
@@ -120,14 +140,25 @@ function renderResources(document_) {
       cell(row, list(resource.observers.map((observer) => ({
         text: (observer.flavour === "closure" ? "closure" : observer.flavour + " " + observer.observerType)
           + (observer.owners.length ? " owned by " + owners(observer.owners) : "")
+          + ", " + observer.policy
           + (observer.delivery ? ", " + observer.delivery.delivered + " delivered, " + observer.delivery.coalesced
-            + " coalesced" : ""),
+            + " coalesced, at most " + observer.delivery.heldHighWater + " held" : ""),
         className: observer.isObserving ? "" : "dead",
       }))), { field: "observers" });
       rows.push(row);
     }
   }
   replaceRows("resources", rows);
+  document.getElementById("pressure").replaceChildren(...document_.services.map((named) => {
+    const pressure = named.service.memoryPressure;
+    const last = pressure.last;
+    const li = document.createElement("li");
+    li.dataset.service = named.name;
+    li.textContent = named.name + ": " + pressure.events + " events, " + pressure.released + " resources released"
+      + (last ? "; the last " + seconds(last.ageSeconds) + " ago: " + last.level + " from " + last.source + " ("
+        + last.reason + "), " + last.released + " released" : "");
+    return li;
+  }));
 }
 
 function renderQueries(document_) {
@@ -148,8 +179,10 @@ function renderQueries(document_) {
         text: observer.kind + (observer.owners.length ? " owned by " + owners(observer.owners) : "")
           + ", " + observer.delivery.delivered + " delivered, " + observer.delivery.coalesced + " coalesced"
           + (observer.isBusy ? ", busy" : "")
-          + (observer.waiting ? ", waiting: " + observer.waiting.documents + " documents at commit "
-            + observer.waiting.commit : "")
+          + (observer.waiting ? ", waiting: " + observer.waiting.documents + " documents ("
+            + observer.waiting.bytes + " B) at commit " + observer.waiting.commit
+            + (observer.waiting.ageSeconds === undefined ? "" : ", " + seconds(observer.waiting.ageSeconds) + " old")
+            : "")
           + (observer.commitsBehind === undefined ? "" : ", " + observer.commitsBehind + " commits behind"),
         className: observer.isObserving ? (observer.isBusy ? "busy" : "") : "dead",
       }))), { field: "observers" });
