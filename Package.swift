@@ -486,6 +486,13 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         ("DeliveryBenchmarks", ["DeliveryKit"]),
         ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock", "HeapStatistics"]),
         (
+            "InspectorBenchmarks",
+            [
+                "TetherInspector", "ResourceKit", "LiveQueryKit", "TransportKit", "TetherClock", "TetherJSON",
+                "BenchmarkSupport",
+            ]
+        ),
+        (
             "LiveQueryBenchmarks",
             [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
