@@ -79,6 +79,12 @@ struct EngineInbox: Sendable {
     /// Whether an observer waits to be started or a query to be woken: work that catching up waits for.
     var hasOwedWork: Bool { !registrations.isEmpty || !wakes.isEmpty }
 
+    /// The waiting consumer with everything there is, if it waits and there is anything (changes kept while every
+    /// query was held back, say).
+    mutating func resumeIfWaiting() -> (Consumer, Work)? {
+        handOver()
+    }
+
     private mutating func handOver() -> (Consumer, Work)? {
         guard let consumer = waiting.take(), let work = take() else { return nil }
         return (consumer, work)

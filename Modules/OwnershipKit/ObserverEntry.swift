@@ -125,6 +125,23 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
         return nil
     }
 
+    /// Whether ``settle(_:)`` would end the entry now: no owner alive, and not a self-owned observer that is.
+    /// Changes nothing; what it loads alive goes to `graveyard`, released after the table's lock.
+    @inlinable
+    func wouldEnd(_ graveyard: inout Graveyard<Observer>) -> Bool {
+        for owner in owners {
+            if let alive = owner.object {
+                graveyard.keep(alive)
+                return false
+            }
+        }
+        if isSelfOwned, let alive = object?.object {
+            graveyard.keep(alive)
+            return false
+        }
+        return true
+    }
+
     /// Drops dead owners and applies the ownership rules: with no external owner left the observer is held
     /// weakly if it owns itself and is alive, and the entry ends otherwise. Runs under the table's lock.
     @inlinable

@@ -45,6 +45,8 @@ extension ObserverTable {
         @usableFromInline var mutationsSinceSweep = 0
         /// The id of the last entry a bounded sweep settled: the next one goes on after it.
         @usableFromInline var sweptThrough: UInt64 = 0
+        /// The id of the last entry a bounded check looked at (see ``ObserverTable/hasEnded(atMost:)``).
+        @usableFromInline var checkedThrough: UInt64 = 0
 
         @inlinable
         init() {}
@@ -144,6 +146,27 @@ extension ObserverTable {
                 sweptThrough = entries[index].id
                 if settle(at: index, &graveyard, &outcome) { index += 1 }
             }
+        }
+
+        /// Whether any of up to `limit` entries, going on after the last one checked and wrapping around, would
+        /// end if settled. Ends nothing.
+        @inlinable
+        mutating func hasEnded(atMost limit: Int, _ graveyard: inout Graveyard<Observer>) -> Bool {
+            guard !entries.isEmpty else { return false }
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].id <= checkedThrough { low = mid + 1 } else { high = mid }
+            }
+            var index = low
+            for _ in 0..<min(limit, entries.count) {
+                if index >= entries.count { index = 0 }
+                checkedThrough = entries[index].id
+                if entries[index].wouldEnd(&graveyard) { return true }
+                index += 1
+            }
+            return false
         }
 
         /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation.

@@ -224,6 +224,17 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
         finish(outcome)
     }
 
+    /// Whether, among up to `limit` entries — those after the ones the last call looked at, wrapping around — an
+    /// observer's owners are all gone, so that a sweep would end it. Ends nothing and delivers nothing: for a caller
+    /// that sweeps elsewhere (on another task) and wants to know, cheaply and often, whether it is worth it.
+    @inlinable
+    public func hasEnded(atMost limit: Int) -> Bool {
+        var graveyard = Graveyard<Observer>()
+        let found = state.withLock { $0.hasEnded(atMost: limit, &graveyard) }
+        withExtendedLifetime(graveyard) {}  // released here, outside the lock
+        return found
+    }
+
     /// Ends the observers whose owners are all gone among up to `limit` entries — the entries after those the
     /// last bounded sweep looked at, wrapping around — so that calling it often costs a bounded time per call and
     /// still reaches every entry within `count / limit` calls. With `limit` entries or fewer, the same as

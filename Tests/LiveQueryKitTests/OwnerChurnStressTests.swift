@@ -96,7 +96,7 @@ struct LiveQueryOwnerChurnStressTests {
         controlOwner = nil
         // A few more commits sweep every observer whose owner died without a delivery since — one, unless every
         // query is held back by a busy observer (a next-signal one whose owner died before it signalled): then the
-        // engine runs a round for one commit in 16 (HeldBackTests.ownerDiesWhileHeldBack).
+        // engine checks for dead owners at one commit in 16 (HeldBackTests.ownerDiesWhileHeldBack).
         for index in 0..<16 { try await items.upsert(["_id": .string("last \(index)")]) }
         try await eventually {
             for queue in queues { queue.sync {} }

@@ -75,6 +75,29 @@ struct EndingTests {
         }
     }
 
+    @Test("A bounded check finds an observer whose owners died, going round the table, and ends nothing")
+    func boundedCheckGoesRound() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let observers = (0..<6).map { tracker.track(Recorder("observer \($0)")) }
+            var owners = observers.map { _ in tracker.track(Owner()) }
+            for (observer, owner) in zip(observers, owners) { table.add(observer, owner: owner) }
+            let selfOwned = tracker.track(Recorder("self-owned"))
+            table.add(selfOwned, as: { $0 })
+            #expect(!table.hasEnded(atMost: 100), "every owner alive, the self-owned observer too")
+            owners[4] = tracker.track(Owner())  // observer 4's owner dies
+            #expect(!table.hasEnded(atMost: 2))  // 0, 1
+            #expect(!table.hasEnded(atMost: 2))  // 2, 3
+            #expect(table.hasEnded(atMost: 2))  // 4
+            #expect(table.hasEnded(atMost: 100), "found again: nothing was ended")
+            #expect(observers.allSatisfy { $0.stoppedCount == 0 })
+            table.sweep()
+            #expect(observers[4].stoppedCount == 1)
+            #expect(!table.hasEnded(atMost: 100))
+            withExtendedLifetime((owners, selfOwned)) {}
+        }
+    }
+
     @Test("A self-owned observer deallocated mid-stream gets no stopped notice")
     func selfOwnedDeallocatedGetsNoStopped() {
         expectNoLeaks { tracker in
