@@ -65,6 +65,19 @@ extension ObserverTable {
             return nil
         }
 
+        /// The position of the first entry whose id is greater than `id` (ids ascend), or the count when none is:
+        /// where a bounded pass that stopped at `id` goes on.
+        @inlinable
+        func firstIndex(after id: UInt64) -> Int {
+            var low = 0
+            var high = entries.count
+            while low < high {
+                let mid = (low + high) / 2
+                if entries[mid].id <= id { low = mid + 1 } else { high = mid }
+            }
+            return low
+        }
+
         @inlinable
         mutating func enqueue(_ job: Job, _ outcome: inout Outcome) {
             lastTicket += 1
@@ -132,14 +145,7 @@ extension ObserverTable {
         @inlinable
         mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             guard limit < entries.count else { return sweep(&graveyard, &outcome) }
-            // The first entry after the last one settled (ids ascend), or the first of all.
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if entries[mid].id <= sweptThrough { low = mid + 1 } else { high = mid }
-            }
-            var index = low
+            var index = firstIndex(after: sweptThrough)
             for _ in 0..<limit {
                 guard !entries.isEmpty else { return }
                 if index >= entries.count { index = 0 }
@@ -153,13 +159,7 @@ extension ObserverTable {
         @inlinable
         mutating func hasEnded(atMost limit: Int, _ graveyard: inout Graveyard<Observer>) -> Bool {
             guard !entries.isEmpty else { return false }
-            var low = 0
-            var high = entries.count
-            while low < high {
-                let mid = (low + high) / 2
-                if entries[mid].id <= checkedThrough { low = mid + 1 } else { high = mid }
-            }
-            var index = low
+            var index = firstIndex(after: checkedThrough)
             for _ in 0..<min(limit, entries.count) {
                 if index >= entries.count { index = 0 }
                 checkedThrough = entries[index].id
