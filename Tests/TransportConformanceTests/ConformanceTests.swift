@@ -9,12 +9,12 @@ import URLSessionAdapter
 /// a Hummingbird server and a misbehaving TCP peer on loopback.
 @Suite("Transport conformance", .needsProcessorTime, .leakChecked)
 struct ConformanceTests {
-    @Test("InMemoryTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
+    @Test("InMemoryTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.checks)
     func inMemory(_ check: ConformanceCheck) async throws {
         try await TransportConformanceSuite.runInMemory(check)
     }
 
-    @Test("URLSessionTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
+    @Test("URLSessionTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.checks)
     func urlSession(_ check: ConformanceCheck) async throws {
         try await TransportConformanceSuite.run(check) { options in
             URLSessionTransport(
@@ -22,7 +22,7 @@ struct ConformanceTests {
         }
     }
 
-    @Test("AsyncHTTPClientTransport", .timeLimit(.minutes(1)), arguments: TransportConformanceSuite.checks)
+    @Test("AsyncHTTPClientTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.checks)
     func asyncHTTPClient(_ check: ConformanceCheck) async throws {
         try await TransportConformanceSuite.run(check) { options in
             AsyncHTTPClientTransport(
