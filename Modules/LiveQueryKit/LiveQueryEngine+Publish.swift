@@ -36,7 +36,7 @@ extension LiveQueryEngine {
         }
         if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        for registration in published?.publish(failure, at: timeSource.now) ?? [] { registration.lane.submit(failure) }
+        if let published { handOut(failure, published.publish(failure), of: query) }
     }
 
     /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
@@ -59,8 +59,6 @@ extension LiveQueryEngine {
         }
         // To the observers idle now; each busy one takes it (or a later one) when it signals.
         let snapshot = Snapshot.documents(result, commit: commit, content: content)
-        for registration in published?.publish(snapshot, at: timeSource.now) ?? [] {
-            registration.lane.submit(snapshot)
-        }
+        if let published { handOut(snapshot, published.publish(snapshot), of: query) }
     }
 }

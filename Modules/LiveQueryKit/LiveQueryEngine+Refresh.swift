@@ -148,7 +148,7 @@ extension LiveQueryEngine {
             // Held-back changes that alter nothing publish nothing: an observer that went idle behind the latest
             // result, waiting for them, takes that result now.
             if let (snapshot, behind) = evaluation.published.offerToIdleBehind() {
-                for registration in behind { registration.lane.submit(snapshot) }
+                handOut(snapshot, behind, of: query)
             }
         case .incremental(let documents, let commit):
             publish(documents, commit: commit, for: query, incremental: true)

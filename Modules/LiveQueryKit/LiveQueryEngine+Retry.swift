@@ -22,10 +22,7 @@ extension LiveQueryEngine {
 
     /// Sleeps `delay`, then hands `query` to the consumer to be run again.
     func retry(_ query: DocumentQuery, after delay: Duration) {
-        Task { [weak self, timeSource] in
-            do { try await timeSource.sleep(for: delay) } catch { return }
-            self?.retryIsDue(query)
-        }
+        after(delay) { $0.retryIsDue(query) }
     }
 
     /// A retry's wait is over: the query goes into the next round, if it is still observed.

@@ -36,7 +36,7 @@ final class LiveQueryEngine: Sendable {
         /// of them is ready (see ``LiveQueryEngine/hold(_:_:in:)``).
         var deferred: ChangeSet?
         /// The latest result, and which observers are ready for the next.
-        let published = PublishedResult()
+        let published: PublishedResult
         var registrations: [ObjectIdentifier: Registration] = [:]
 
         /// The last commit the result is exact at, once the engine has applied every commit through `applied`.
@@ -106,6 +106,20 @@ final class LiveQueryEngine: Sendable {
             return resume
         }
 
+        /// Whether `query` has changes held back and is not yet to be woken.
+        func canWake(_ query: DocumentQuery) -> Bool {
+            evaluations[query]?.deferred != nil && !inbox.wakes.contains(query)
+        }
+
+        /// Wakes one held-back query (see ``canWake(_:)``): the consumer applies its changes in its next round.
+        /// Returns the consumer to resume, if it waits.
+        mutating func wake(_ query: DocumentQuery) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+            isAllHeld = false
+            let resume = inbox.wake([query])
+            if let resume { isRunningOwedWork = resume.1.isOwed }
+            return resume
+        }
+
         func isCaughtUp(with commit: UInt64) -> Bool {
             catchUp.isCaughtUp(with: commit, owedWork: hasOwedWork, observing: isObserving)
         }
@@ -133,6 +147,8 @@ final class LiveQueryEngine: Sendable {
     let logger: Logger
     /// How long the writer must be quiet before held-back results are computed anyway; nil: only on a signal.
     let quietPeriod: Duration?
+    /// Whether held-back results are computed just before a busy observer is due to signal (see ``SignalPace``).
+    let anticipatesSignals: Bool
     /// When a failed query is run again without a commit.
     let retry: EvaluationRetry
     let timeSource: any TimeSource
@@ -141,12 +157,13 @@ final class LiveQueryEngine: Sendable {
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
 
     init(
-        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, retry: EvaluationRetry,
-        timeSource: any TimeSource
+        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, anticipatesSignals: Bool,
+        retry: EvaluationRetry, timeSource: any TimeSource
     ) {
         self.documents = documents
         self.logger = logger
         self.quietPeriod = quietPeriod
+        self.anticipatesSignals = anticipatesSignals
         self.retry = retry
         self.timeSource = timeSource
         LifetimeTracking.made(self, "live-query engine")
@@ -273,11 +290,7 @@ final class LiveQueryEngine: Sendable {
     /// back for the query, the consumer applies them in its next round.
     func wake(_ query: DocumentQuery) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.evaluations[query]?.deferred != nil, !state.inbox.wakes.contains(query) else { return nil }
-            state.isAllHeld = false
-            let resume = state.inbox.wake([query])
-            if let resume { state.isRunningOwedWork = resume.1.isOwed }
-            return resume
+            state.canWake(query) ? state.wake(query) : nil
         }
         if let resume { resume.0.resume(returning: resume.1) }
     }
@@ -359,6 +372,16 @@ final class LiveQueryEngine: Sendable {
         await Task.yield()
     }
 
+    /// Calls `body` with the engine once `delay` has passed on the time source — unless the engine has been released
+    /// meanwhile: a timer that does not keep the engine alive (a failed query's retry, a computation ahead of a
+    /// signal).
+    func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) {
+        Task { [weak self, timeSource] in
+            do { try await timeSource.sleep(for: delay) } catch { return }
+            if let self { body(self) }
+        }
+    }
+
     /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
         await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
@@ -407,7 +430,10 @@ final class LiveQueryEngine: Sendable {
             else {
                 return nil
             }
-            var evaluation = state.evaluations[registration.query] ?? Evaluation()
+            var evaluation =
+                state.evaluations[registration.query]
+                ?? Evaluation(
+                    published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
             registration.published.withLock { $0 = evaluation.published }
@@ -419,8 +445,12 @@ final class LiveQueryEngine: Sendable {
             return (evaluation.published, known)
         }
         guard let (published, known) = joined else { return }
-        published.join(registration, idle: known == nil)
-        if let known { registration.lane.submit(known) } else { await evaluate(registration.query) }
+        let computeAhead = published.join(registration, idle: known == nil)
+        if let known {
+            handOut(known, .init(ready: [registration], computeAhead: computeAhead), of: registration.query)
+        } else {
+            await evaluate(registration.query)
+        }
     }
 
     // MARK: Catching up

@@ -14,6 +14,10 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     /// Times the writer went quiet while changes were held back, and the held-back queries were brought up to date
     /// then, so that an observer signalling afterwards takes the latest result at once (`Store`'s `quietPeriod`).
     public var quietCatchUps = 0
+    /// Held-back queries brought up to date a little before a busy observer was due to signal — timed by how long
+    /// the observers take over a result — so that the signal takes the latest result at once (`Store`'s
+    /// `anticipatesSignals`).
+    public var computedAhead = 0
     /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
     /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
     public var changedDocumentReads = 0

@@ -1,4 +1,5 @@
 import Foundation
+import TetherClock
 import TetherConcurrency
 
 /// A query's latest result, and which of its observers are ready for the next one. The engine publishes each result
@@ -8,54 +9,107 @@ import TetherConcurrency
 /// handler call, not one per result.
 ///
 /// When no observer is idle, the engine holds the query's changes back instead of computing results nobody can
-/// take (``holdIfNoneIdle()``); the first observer to go idle then wakes it.
+/// take (``holdIfNoneIdle()``); the first observer to go idle then wakes it — or, when the observers take long enough
+/// over a result for it to matter, the engine computes it a little before the next signal is due (``SignalPace``):
+/// each hand-out that schedules that computation returns when it is due.
 final class PublishedResult: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
         /// When ``snapshot`` was published, on the engine's time source: for an inspector (one clock read per
         /// result, none per delivery).
         var publishedAt: Date?
-        /// Counts published results; each observer's entry in ``taken`` says which it last took.
+        /// Counts published results; each observer's entry in ``taken`` says which it last took, and when.
         var generation: UInt64 = 0
-        var taken: [ObjectIdentifier: UInt64] = [:]
+        var taken: [ObjectIdentifier: Taken] = [:]
         /// Observers idle with the latest result, waiting for the next.
         var idle: [ObjectIdentifier: Registration] = [:]
         /// The query's changes are held back: the next observer to go idle wakes it.
         var isHeld = false
+        /// How long observers take over a result.
+        var pace = SignalPace()
+
+        /// Whether the observer has not taken the latest result.
+        func isBehind(_ id: ObjectIdentifier) -> Bool {
+            (taken[id]?.generation ?? 0) < generation
+        }
+
+        /// Records that the observers `ids` were handed the latest result at `now` (nil: signals are not
+        /// anticipated); returns when to compute ahead of their signal, if a computation is to be scheduled.
+        mutating func handOut(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) -> Duration? {
+            var any = false
+            for id in ids {
+                taken[id] = Taken(generation: generation, at: now)
+                any = true
+            }
+            guard any, let now else { return nil }
+            return pace.handedOut(at: now)
+        }
+    }
+
+    /// The result an observer last took: its generation, and when it was handed over (on the time source's
+    /// `elapsed`, while signals are anticipated).
+    struct Taken: Sendable {
+        var generation: UInt64
+        var at: Duration?
+    }
+
+    /// Results handed to observers that were idle, and when to compute ahead of their signal (see ``SignalPace``).
+    struct Handout {
+        var ready: [Registration]
+        var computeAhead: Duration?
     }
 
     /// What an observer that just went idle does.
     enum IdleAction {
         /// Nothing newer: it waits for the next result.
         case wait
-        /// Takes this result, newer than its last.
-        case take(Snapshot)
+        /// Takes this result, newer than its last; computes ahead of its next signal after this long, if given.
+        case take(Snapshot, computeAhead: Duration?)
         /// Wakes the query, whose changes are held back.
         case wake
     }
 
     let state = LockedValue(State())
+    let timeSource: any TimeSource
+    /// Whether hand-outs and signals are timed, to compute held-back results ahead of the next signal.
+    let anticipatesSignals: Bool
+
+    init(timeSource: any TimeSource, anticipatesSignals: Bool) {
+        self.timeSource = timeSource
+        self.anticipatesSignals = anticipatesSignals
+    }
+
+    /// The moment of a hand-out or a signal, when signals are anticipated.
+    private var moment: Duration? {
+        anticipatesSignals ? timeSource.elapsed : nil
+    }
 
     /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock.
-    func publish(_ snapshot: Snapshot, at now: Date) -> [Registration] {
-        state.withLock { state in
+    func publish(_ snapshot: Snapshot) -> Handout {
+        let (date, now) = (timeSource.now, moment)
+        return state.withLock { state in
             state.snapshot = snapshot
-            state.publishedAt = now
+            state.publishedAt = date
             state.generation += 1
             state.isHeld = false
             let ready = Array(state.idle.values)
             state.idle.removeAll(keepingCapacity: true)
-            for registration in ready { state.taken[ObjectIdentifier(registration)] = state.generation }
-            return ready
+            return Handout(
+                ready: ready, computeAhead: state.handOut(to: ready.lazy.map(ObjectIdentifier.init), at: now))
         }
     }
 
-    /// A new observer: it takes the query's current result now (it is counted as having the latest), or — `idle`,
-    /// the query not yet evaluated — waits for the first.
-    func join(_ registration: Registration, idle: Bool) {
-        state.withLock { state in
+    /// A new observer: it takes the query's current result now (it is counted as having the latest; returns when to
+    /// compute ahead of its signal), or — `idle`, the query not yet evaluated — waits for the first.
+    func join(_ registration: Registration, idle: Bool) -> Duration? {
+        let now = moment
+        return state.withLock { state in
             let id = ObjectIdentifier(registration)
-            if idle { state.idle[id] = registration } else { state.taken[id] = state.generation }
+            if idle {
+                state.idle[id] = registration
+                return nil
+            }
+            return state.handOut(to: CollectionOfOne(id), at: now)
         }
     }
 
@@ -64,7 +118,7 @@ final class PublishedResult: Sendable {
     func owed(to registration: Registration) -> (snapshot: Snapshot, publishedAt: Date?)? {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
-            guard state.idle[id] == nil, state.taken[id, default: 0] < state.generation,
+            guard state.idle[id] == nil, state.isBehind(id),
                 let snapshot = state.snapshot
             else { return nil }
             return (snapshot, state.publishedAt)
@@ -73,11 +127,13 @@ final class PublishedResult: Sendable {
 
     /// `registration`'s observer signalled and nothing waits in its lane.
     func becameIdle(_ registration: Registration) -> IdleAction {
-        state.withLock { state in
+        let now = moment
+        return state.withLock { state in
             let id = ObjectIdentifier(registration)
-            if !state.isHeld, let snapshot = state.snapshot, state.taken[id, default: 0] < state.generation {
-                state.taken[id] = state.generation
-                return .take(snapshot)
+            // Each signal follows a hand-out: the time since it is how long the observer took over the result.
+            if let now, let handedAt = state.taken[id]?.at { state.pace.signalled(handedAt: handedAt, now: now) }
+            if !state.isHeld, let snapshot = state.snapshot, state.isBehind(id) {
+                return .take(snapshot, computeAhead: state.handOut(to: CollectionOfOne(id), at: now))
             }
             state.idle[id] = registration
             return state.isHeld ? .wake : .wait
@@ -101,17 +157,16 @@ final class PublishedResult: Sendable {
     /// every idle observer has it. An observer busy when a result was published, that goes idle while the query's
     /// changes are held back, waits for the result those changes bring (``becameIdle(_:)``); when they turn out not
     /// to alter the result, nothing is published, and it takes this one instead.
-    func offerToIdleBehind() -> (Snapshot, [Registration])? {
-        state.withLock { state in
+    func offerToIdleBehind() -> (Snapshot, Handout)? {
+        let now = moment
+        return state.withLock { state in
             guard !state.isHeld, let snapshot = state.snapshot else { return nil }
-            let generation = state.generation
-            let behind = state.idle.filter { id, _ in state.taken[id, default: 0] < generation }
+            let behind = state.idle.filter { id, _ in state.isBehind(id) }
             guard !behind.isEmpty else { return nil }
-            for id in behind.keys {
-                state.idle[id] = nil
-                state.taken[id] = generation
-            }
-            return (snapshot, Array(behind.values))
+            for id in behind.keys { state.idle[id] = nil }
+            return (
+                snapshot, Handout(ready: Array(behind.values), computeAhead: state.handOut(to: behind.keys, at: now))
+            )
         }
     }
 

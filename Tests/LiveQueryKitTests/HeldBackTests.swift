@@ -6,7 +6,8 @@ import TetherTesting
 
 /// Under next-signal the store keeps committing, and the engine does no work for a query whose every observer is
 /// busy with an earlier result: the changes are held back and applied once, when an observer signals — which then
-/// gets the latest result, once. (The stores here have no quiet period: see `QuietCatchUpTests` for that.)
+/// gets the latest result, once. (The stores here have no quiet period and compute nothing ahead of a signal: see
+/// `QuietCatchUpTests` and `ComputeAheadTests` for those.)
 @Suite("Live queries: changes held back while every observer is busy")
 struct HeldBackTests {
     /// A next-signal observer that keeps its signal until the test calls it.
@@ -36,7 +37,7 @@ struct HeldBackTests {
         "A busy observer costs no evaluation per commit: waiting to catch up computes the latest once, its signal takes it",
         arguments: TestStores.kinds)
     func heldBackThenLatestOnce(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil)
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
         let items = store.collection("items")
         let slow = SlowObserver()
         let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id"))
@@ -70,7 +71,7 @@ struct HeldBackTests {
         "One busy observer and one free: the free one gets every result, the busy one the latest when it signals",
         arguments: TestStores.kinds)
     func busyBesideFree(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil)
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
         let items = store.collection("items")
         let query = items.find("group == 'a'").sort("_id")
         let slow = SlowObserver()
@@ -95,7 +96,7 @@ struct HeldBackTests {
         "An observer behind the latest result, woken by held-back changes that alter nothing, still gets that result",
         arguments: TestStores.kinds)
     func behindThenHeldChangesAlterNothing(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil)
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
         let items = store.collection("items")
         _ = try await items.upsert(["_id": "a0", "group": "a"])
         let query = items.find("group == 'a'").sort("_id")
@@ -126,7 +127,7 @@ struct HeldBackTests {
         "More held-back changes than the engine reads one by one: the query runs once, and ends right",
         arguments: TestStores.kinds)
     func manyHeldBack(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil)
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
         let items = store.collection("items")
         let slow = SlowObserver()
         let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id").limit(3))
@@ -149,7 +150,7 @@ struct HeldBackTests {
         "An owner dies while its observer is busy and every query is held back: commits go on, and a few of them release the observer",
         arguments: TestStores.kinds)
     func ownerDiesWhileHeldBack(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil)
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
         let items = store.collection("items")
         let kept = LockedValue<SignalNext?>(nil)
         var owner: Owner? = Owner()

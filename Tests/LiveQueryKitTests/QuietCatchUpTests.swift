@@ -39,7 +39,7 @@ struct QuietCatchUpTests {
         arguments: TestStores.kinds)
     func computedWhenQuiet(kind: String) async throws {
         let clock = ManualTimeSource()
-        let store = try TestStores.make(kind, quietPeriod: Self.quiet, timeSource: clock)
+        let store = try TestStores.make(kind, quietPeriod: Self.quiet, anticipatesSignals: false, timeSource: clock)
         let items = store.collection("items")
         let slow = SlowObserver()
         let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'").sort("_id"))
@@ -70,7 +70,7 @@ struct QuietCatchUpTests {
         arguments: TestStores.kinds)
     func quietPeriodRestarts(kind: String) async throws {
         let clock = ManualTimeSource()
-        let store = try TestStores.make(kind, quietPeriod: Self.quiet, timeSource: clock)
+        let store = try TestStores.make(kind, quietPeriod: Self.quiet, anticipatesSignals: false, timeSource: clock)
         let items = store.collection("items")
         let slow = SlowObserver()
         let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'"))
@@ -87,7 +87,7 @@ struct QuietCatchUpTests {
         try await eventually { Self.work(store.statistics) == Self.work(before) + 1 }
         await liveQuery.stop()
 
-        let never = try TestStores.make(kind, quietPeriod: nil, timeSource: clock)
+        let never = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false, timeSource: clock)
         let other = SlowObserver()
         let otherQuery = try await other.observeUntilBusy(never.collection("items").find("group == 'a'"))
         _ = try await never.collection("items").upsert(["_id": "x", "group": "a"])

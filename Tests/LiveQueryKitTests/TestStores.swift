@@ -8,8 +8,12 @@ import TetherTesting
 
 /// Stores for tests: in memory, and on a temporary SQLite file (removed when the process ends… or left in /tmp).
 enum TestStores {
-    static func sqlite(quietPeriod: Duration? = nil, timeSource: any TimeSource = .system) throws -> Store {
-        Store(try SQLiteDocumentStore(path: temporaryPath()), quietPeriod: quietPeriod, timeSource: timeSource)
+    static func sqlite(
+        quietPeriod: Duration? = nil, anticipatesSignals: Bool = true, timeSource: any TimeSource = .system
+    ) throws -> Store {
+        Store(
+            try SQLiteDocumentStore(path: temporaryPath()), quietPeriod: quietPeriod,
+            anticipatesSignals: anticipatesSignals, timeSource: timeSource)
     }
 
     /// A path for a new SQLite file in a directory of its own, removed when the process ends.
@@ -28,14 +32,15 @@ enum TestStores {
     /// Both kinds, for parameterized tests.
     static let kinds = ["memory", "sqlite"]
 
-    /// A store of either kind. `quietPeriod` nil: held-back results are computed only when an observer signals (for
-    /// tests that count the work done while observers are busy).
+    /// A store of either kind. `quietPeriod` nil and `anticipatesSignals` false: held-back results are computed only
+    /// when an observer signals (for tests that count the work done while observers are busy).
     static func make(
-        _ kind: String, quietPeriod: Duration? = nil, timeSource: any TimeSource = .system
+        _ kind: String, quietPeriod: Duration? = nil, anticipatesSignals: Bool = true,
+        timeSource: any TimeSource = .system
     ) throws -> Store {
         kind == "sqlite"
-            ? try sqlite(quietPeriod: quietPeriod, timeSource: timeSource)
-            : Store.inMemory(quietPeriod: quietPeriod, timeSource: timeSource)
+            ? try sqlite(quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource)
+            : Store.inMemory(quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource)
     }
 }
 

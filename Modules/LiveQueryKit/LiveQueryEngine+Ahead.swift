@@ -1,0 +1,36 @@
+import DocumentStoreKit
+import TetherClock
+import TetherConcurrency
+
+/// Computing a held-back result just before a busy observer is due to signal (see ``SignalPace``).
+///
+/// Without this, a query whose every observer is busy is brought up to date when one of them signals, and that
+/// observer waits for the computation (about 0.2 ms for a 100-document result). The engine instead times how long
+/// the observers take over a result, and a little before the next signal is due — once per delivery, not once per
+/// commit — brings the query up to date, so that the signal takes the latest result at once. Commits that come after
+/// that computation are held back again and applied when the observer signals, as without it. On unless the store is
+/// made with `anticipatesSignals: false`.
+extension LiveQueryEngine {
+    /// Submits `snapshot` to the observers it was handed to, and schedules the computation ahead of their signal.
+    func handOut(_ snapshot: Snapshot, _ handout: PublishedResult.Handout, of query: DocumentQuery) {
+        for registration in handout.ready { registration.lane.submit(snapshot) }
+        if let delay = handout.computeAhead { computeAhead(query, after: delay) }
+    }
+
+    /// Brings `query` up to date after `delay`, if its changes are still held back then. Holds the engine only once
+    /// the time has come: an engine released meanwhile computes nothing.
+    func computeAhead(_ query: DocumentQuery, after delay: Duration) {
+        after(delay) { $0.computeAheadNow(query) }
+    }
+
+    /// The time to compute ahead of a signal has come: wakes the query if its changes are held back (an observer
+    /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute).
+    func computeAheadNow(_ query: DocumentQuery) {
+        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
+            guard state.canWake(query) else { return nil }
+            state.statistics.computedAhead += 1
+            return state.wake(query)
+        }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+}

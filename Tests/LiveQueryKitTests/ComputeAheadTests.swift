@@ -1,0 +1,175 @@
+import LiveQueryKit
+import Testing
+import TetherClock
+import TetherConcurrency
+import TetherJSON
+import TetherTesting
+
+/// While every observer of a query is busy, its changes are held back; a little before the observer is due to signal
+/// — timed by how long it took over its last result — the engine computes the latest result, so that the signal takes
+/// it at once. The handling times run on a `ManualTimeSource`: nothing here waits for real time to pass.
+@Suite("Live queries: a held-back result computed just before a busy observer is due to signal")
+struct ComputeAheadTests {
+    typealias SlowObserver = HeldBackTests.SlowObserver
+
+    /// How long the observer takes over a result, on the manual clock.
+    static let handling = Duration.milliseconds(10)
+    /// When the computation is due after a hand-out: the handling time less a quarter of it, at most 1 ms.
+    static let due = Duration.milliseconds(9)
+
+    static func work(_ statistics: LiveQueryStatistics) -> Int {
+        statistics.evaluations + statistics.incrementalUpdates
+    }
+
+    /// A store on a manual clock whose observer took ``handling`` over its first result, was handed its second just
+    /// now, and keeps its signal: the engine has measured it and scheduled a computation ``due`` from now.
+    final class Paced: Sendable {
+        let clock = ManualTimeSource()
+        let store: Store
+        let items: StoreCollection
+        let query: PendingQuery
+        let slow = SlowObserver()
+        let liveQuery: LiveQuery
+
+        init(_ kind: String) async throws {
+            store = try TestStores.make(kind, timeSource: clock)
+            items = store.collection("items")
+            query = items.find("group == 'a'").sort("_id")
+            _ = try await items.upsert(["_id": "d0", "group": "a"])
+            liveQuery = try await slow.observeUntilBusy(query)
+            #expect(clock.sleeperCount == 0, "nothing is scheduled before a handling time is known")
+            clock.advance(by: ComputeAheadTests.handling)
+            let before = store.statistics
+            _ = try await items.upsert(["_id": "d1", "group": "a"])
+            try await eventually { store.statistics.deferrals > before.deferrals }
+            slow.signalNext()  // after 10 ms: the held-back change is applied, the second result handed out
+            try await slow.received.wait { $0.count == 2 }
+            try await eventually { slow.isHoldingSignal }
+            #expect(await clock.waitForSleepers(1), "a computation is scheduled ahead of the next signal")
+        }
+
+        /// Commits to the observed group while the observer is busy: held back.
+        func commit(_ ids: [String]) async throws {
+            let before = store.statistics
+            for id in ids { _ = try await items.upsert(["_id": .string(id), "group": "a"]) }
+            try await eventually { store.statistics.deferrals > before.deferrals }
+        }
+
+        /// Advances the clock to the computation's due time; returns once it has computed the latest result.
+        func advanceToComputation() async throws {
+            let before = store.statistics
+            clock.advance(by: ComputeAheadTests.due - .milliseconds(1))
+            #expect(clock.sleeperCount == 1, "not yet due")
+            #expect(store.statistics.computedAhead == before.computedAhead)
+            clock.advance(by: .milliseconds(1))
+            try await eventually {
+                store.statistics.computedAhead == before.computedAhead + 1
+                    && ComputeAheadTests.work(store.statistics) == ComputeAheadTests.work(before) + 1
+            }
+        }
+
+        func end() async {
+            await liveQuery.stop()
+            clock.advance(by: .seconds(1))  // ends any computation still scheduled
+        }
+    }
+
+    @Test(
+        "Held-back commits are computed just before the signal is due; the signal takes that result as is",
+        arguments: TestStores.kinds)
+    func computedBeforeTheSignal(kind: String) async throws {
+        let paced = try await Paced(kind)
+        try await paced.commit(["d2", "d3", "d4"])
+        try await paced.advanceToComputation()
+        #expect(paced.slow.received.count == 2, "computed, not delivered: the observer has not signalled")
+
+        let final = try await paced.query.exec().map(\.id)
+        let computed = paced.store.statistics
+        paced.slow.signalNext()
+        try await paced.slow.received.wait { $0.count == 3 }
+        #expect(paced.slow.received.last == final)
+        #expect(Self.work(paced.store.statistics) == Self.work(computed), "the signal took the result computed ahead")
+        await paced.end()
+    }
+
+    @Test(
+        "A commit after the computation ahead is not lost: the signal waits for the latest result, computed then",
+        arguments: TestStores.kinds)
+    func commitAfterTheComputation(kind: String) async throws {
+        let paced = try await Paced(kind)
+        try await paced.commit(["d2"])
+        try await paced.advanceToComputation()
+        try await paced.commit(["d9"])
+
+        let final = try await paced.query.exec().map(\.id)
+        #expect(final.contains("d9"))
+        let computed = paced.store.statistics
+        paced.slow.signalNext()
+        try await paced.slow.received.wait { $0.count == 3 }
+        #expect(paced.slow.received.last == final, "not the result computed ahead: it lacks d9")
+        #expect(Self.work(paced.store.statistics) == Self.work(computed) + 1)
+        await paced.end()
+    }
+
+    @Test(
+        "The owner dies while a computation ahead waits: its round releases the observer, whose handler is not called",
+        arguments: TestStores.kinds)
+    func ownerDiesBeforeTheComputation(kind: String) async throws {
+        let clock = ManualTimeSource()
+        let store = try TestStores.make(kind, timeSource: clock)
+        let items = store.collection("items")
+        let kept = LockedValue<SignalNext?>(nil)
+        let calls = LockedValue(0)
+        var owner: Owner? = Owner()
+        try items.find("group == 'a'").observeLocalWithNextSignal(owner: owner!) { _, _, signalNext in
+            calls.withLock { $0 += 1 }
+            kept.withLock { $0 = signalNext }
+        }
+        try await eventually { kept.withLock { $0 != nil } }
+        clock.advance(by: Self.handling)
+        _ = try await items.upsert(["_id": "1", "group": "a"])
+        try await eventually { store.statistics.deferrals == 1 }
+        kept.withLock { $0.take() }?()  // after 10 ms: the second result is handed out, a computation scheduled
+        try await eventually { kept.withLock { $0 != nil } }
+        #expect(await clock.waitForSleepers(1))
+
+        // One commit held back (its round sees the owner alive), fewer than the 16 after which a commit checks for
+        // dead owners; then the owner dies, with nothing left to commit.
+        _ = try await items.upsert(["_id": "2", "group": "a"])
+        try await eventually { store.statistics.deferrals == 2 }
+        owner = nil
+        #expect(store.statistics.observers == 1)
+        clock.advance(by: Self.due)
+        try await eventually { store.statistics.observers == 0 }
+        #expect(calls.withLock { $0 } == 2, "no call after the owner's deinit")
+        #expect(store.statistics.queries == 0)
+        withExtendedLifetime(owner) {}
+    }
+
+    @Test(
+        "Off when the store says so: past the time a computation would have been due, the signal computes",
+        arguments: TestStores.kinds)
+    func off(kind: String) async throws {
+        let clock = ManualTimeSource()
+        let store = try TestStores.make(kind, anticipatesSignals: false, timeSource: clock)
+        let items = store.collection("items")
+        let slow = SlowObserver()
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'a'"))
+        clock.advance(by: Self.handling)
+        _ = try await items.upsert(["_id": "d1", "group": "a"])
+        try await eventually { store.statistics.deferrals == 1 }
+        slow.signalNext()
+        try await slow.received.wait { $0.count == 2 }
+        try await eventually { slow.isHoldingSignal }
+        _ = try await items.upsert(["_id": "d2", "group": "a"])
+        try await eventually { store.statistics.deferrals == 2 }
+        clock.advance(by: Self.handling)
+
+        let before = store.statistics
+        slow.signalNext()
+        try await slow.received.wait { $0.count == 3 }
+        #expect(Self.work(store.statistics) == Self.work(before) + 1, "computed when the observer signalled")
+        #expect(store.statistics.computedAhead == 0)
+        await liveQuery.stop()
+    }
+}
