@@ -109,6 +109,12 @@ public func alternating(
     }
 }
 
+/// Runs the sides of one run of a scenario, each run starting one further along the list: every side goes first,
+/// in the middle and last equally often.
+public func rotating(_ run: Int, _ sides: [() async throws -> Void]) async throws {
+    for index in sides.indices { try await sides[(run + index) % sides.count]() }
+}
+
 /// One benchmark per scenario, run once (each scenario repeats its own runs inside and records each as a sample).
 public func scenario(_ metrics: [BenchmarkMetric]) -> Benchmark.Configuration {
     .init(metrics: metrics, warmupIterations: 0, maxDuration: .seconds(900), maxIterations: 1)

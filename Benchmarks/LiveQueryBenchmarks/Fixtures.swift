@@ -54,15 +54,19 @@ struct Fixture: Sendable {
         try await documents.write { transaction in
             for index in 0..<count { try transaction.upsert(self.document(index), into: "items") }
         }
-        let store =
-            Self.quietMilliseconds.map { Store(documents, quietPeriod: $0 > 0 ? .milliseconds($0) : nil) }
-            ?? Store(documents)
+        let store = Store(
+            documents, quietPeriod: Self.quietMilliseconds.flatMap { $0 > 0 ? .milliseconds($0) : nil },
+            anticipatesSignals: Self.anticipatesSignals)
         try await store.collection("items").createIndex(["group", "name"])
         return store
     }
 
     /// `TETHER_BENCH_QUIET_MS`: the store's quiet period in milliseconds, 0 for none; unset, the store's default.
     static let quietMilliseconds = ProcessInfo.processInfo.environment["TETHER_BENCH_QUIET_MS"].flatMap { Int($0) }
+
+    /// `TETHER_BENCH_ANTICIPATE=0`: the store computes held-back results only when an observer signals; unset or
+    /// anything else, the store's default (just before the signal is due).
+    static let anticipatesSignals = ProcessInfo.processInfo.environment["TETHER_BENCH_ANTICIPATE"] != "0"
 
     func tetherQuery(_ store: Store, group: Int = Fixture.observedGroup) -> PendingQuery {
         store.collection("items").find("group == $args.g", args: ["g": .string("g\(group)")]).sort("name").limit(100)

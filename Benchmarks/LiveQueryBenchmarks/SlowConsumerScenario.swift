@@ -6,20 +6,24 @@ import LiveQueryKit
 import TetherConcurrency
 
 /// 2. A fast writer and a slow consumer (10 ms per result, without blocking a thread), each side in its own
-/// back-pressure idiom: Tether's `observeLocalWithNextSignal` (the next result once the handler signals), GRDB's
+/// back-pressure idiom: Tether's `observeLocalWithNextSignal` (the next result once the handler signals) and its
+/// `snapshots()` (an async sequence: asking for the next element is the signal), GRDB's
 /// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value). Each run
 /// also times the same commits with nothing observed: the writer's overhead.
 func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
-    let names = [
-        "Tether deliveries", "Tether held high-water", "Tether last commit → final (ms)",
-        "Tether ready → final (µs)", "Tether writer (ms)",
-        "Tether writer, unobserved (ms)", "Tether writer overhead (%)", "Tether peak RSS delta (KB)",
-        "Tether results computed", "Tether quiet catch-ups",
-        "GRDB deliveries", "GRDB last commit → final (ms)", "GRDB ready → final (µs)", "GRDB writer (ms)",
-        "GRDB writer, unobserved (ms)",
-        "GRDB writer overhead (%)", "GRDB peak RSS delta (KB)",
+    let sides = ["Tether", "Tether snapshots()", "GRDB"]
+    let figures = [
+        "deliveries", "last commit → final (ms)", "ready → final (µs)", "writer (ms)", "writer, unobserved (ms)",
+        "writer overhead (%)", "peak RSS delta (KB)",
     ]
+    let tetherOnly = [
+        "results computed", "quiet catch-ups", "computed ahead of a signal", "results computed after the last commit",
+        "of which ahead of a signal",
+    ]
+    let names =
+        sides.flatMap { side in figures.map { "\(side) \($0)" } }
+        + sides.dropLast().flatMap { side in tetherOnly.map { "\(side) \($0)" } } + ["Tether held high-water"]
     let metrics = Dictionary(
         uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
     Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
@@ -27,44 +31,77 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
         let summary = Runs(name)
         let (store, pool) = try await fixture.sides()
         let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
+        let recordFigures = { (side: String, figures: Consumer.Figures, unobserved: Int) in
+            record("\(side) deliveries", figures.deliveries)
+            record("\(side) last commit → final (ms)", figures.toFinal)
+            record("\(side) ready → final (µs)", figures.readyToFinal)
+            record("\(side) writer (ms)", figures.writer)
+            record("\(side) writer, unobserved (ms)", unobserved)
+            record("\(side) writer overhead (%)", (figures.writer - unobserved) * 100 / unobserved)
+            record("\(side) peak RSS delta (KB)", figures.peakResidentDelta)
+        }
 
         for run in 0..<runs {
-            let seqBase = run * 2 * count
-            let tether = {
+            /// Each Tether side writes seq numbers of its own: the result's newest seq tells its final state.
+            let tether = { (side: String, seqBase: Int, observe: (Consumer) throws -> any ObservationCancellable) in
                 let unobserved = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
                     try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
                 }
                 let consumer = Consumer()
-                let handlerQueue = DispatchQueue(label: "tether")
-                let liveQuery = try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
-                    documents, _, signalNext in
-                    consumer.received(newestSeq(documents))
-                    handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
-                        consumer.free()
-                        signalNext()
-                    }
-                }
+                let observation = try observe(consumer)
                 try await waitUntil { consumer.deliveries > 0 }
                 let before = store.statistics
-                let figures = try await consumer.measure(count: count, seqBase: seqBase + count) { i, seq in
+                let atEnd = LockedValue<LiveQueryStatistics?>(nil)
+                let figures = try await consumer.measure(
+                    count: count, seqBase: seqBase + count, atEnd: { atEnd.withLock { $0 = store.statistics } }
+                ) { i, seq in
                     try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
                 }
                 let after = store.statistics
-                record(
-                    "Tether results computed",
-                    after.evaluations + after.incrementalUpdates - before.evaluations - before.incrementalUpdates)
-                record("Tether quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
-                record("Tether deliveries", figures.deliveries)
-                record("Tether held high-water", liveQuery.deliveryStatistics.heldHighWater)
-                record("Tether last commit → final (ms)", figures.toFinal)
-                record("Tether ready → final (µs)", figures.readyToFinal)
-                record("Tether writer (ms)", figures.writer)
-                record("Tether writer, unobserved (ms)", unobserved)
-                record("Tether writer overhead (%)", (figures.writer - unobserved) * 100 / unobserved)
-                record("Tether peak RSS delta (KB)", figures.peakResidentDelta)
-                await liveQuery.stop()
+                // Whether the final result was computed ahead of the consumer's signal, or when it signalled.
+                let end = atEnd.withLock { $0 } ?? after
+                record("\(side) results computed after the last commit", resultsComputed(after) - resultsComputed(end))
+                record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
+                recordFigures(side, figures, unobserved)
+                record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
+                record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
+                record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
+                // A snapshot sequence holds at most one result by construction, and has no statistics to ask.
+                if let liveQuery = observation as? LiveQuery {
+                    record("\(side) held high-water", liveQuery.deliveryStatistics.heldHighWater)
+                }
+                observation.cancel()
+            }
+            let signalling = {
+                try await tether("Tether", run * 4 * count) { consumer in
+                    let handlerQueue = DispatchQueue(label: "tether")
+                    return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
+                        documents, _, signalNext in
+                        consumer.received(newestSeq(documents))
+                        handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
+                            consumer.free()
+                            signalNext()
+                        }
+                    }
+                }
+            }
+            // The same consumer as GRDB's below: a task that sleeps 10 ms per element. A snapshot sequence holds at
+            // most one result, the latest, by construction.
+            let snapshots = {
+                try await tether("Tether snapshots()", run * 4 * count + 2 * count) { consumer in
+                    let snapshots = try fixture.tetherQuery(store).snapshots()
+                    Task {
+                        for try await snapshot in snapshots {
+                            consumer.received(newestSeq(snapshot.documents))
+                            try await Task.sleep(for: .milliseconds(10))
+                            consumer.free()
+                        }
+                    }
+                    return snapshots
+                }
             }
             let grdb = {
+                let seqBase = run * 2 * count
                 let unobserved = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
                     try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
                 }
@@ -81,16 +118,10 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 let figures = try await consumer.measure(count: count, seqBase: seqBase + count) { i, seq in
                     try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
                 }
-                record("GRDB deliveries", figures.deliveries)
-                record("GRDB last commit → final (ms)", figures.toFinal)
-                record("GRDB ready → final (µs)", figures.readyToFinal)
-                record("GRDB writer (ms)", figures.writer)
-                record("GRDB writer, unobserved (ms)", unobserved)
-                record("GRDB writer overhead (%)", (figures.writer - unobserved) * 100 / unobserved)
-                record("GRDB peak RSS delta (KB)", figures.peakResidentDelta)
+                recordFigures("GRDB", figures, unobserved)
                 task.cancel()
             }
-            try await alternating(run, tether, grdb)
+            try await rotating(run, [signalling, snapshots, grdb])
         }
         summary.printSummary()
     }
@@ -136,14 +167,18 @@ final class Consumer: Sendable {
         var peakResidentDelta: Int
     }
 
-    /// Writes `count` commits as fast as they go and waits for the last one's result.
-    func measure(count: Int, seqBase: Int, write: (Int, Int) async throws -> Void) async throws -> Figures {
+    /// Writes `count` commits as fast as they go and waits for the last one's result; `atEnd` runs as soon as the
+    /// last commit has returned.
+    func measure(
+        count: Int, seqBase: Int, atEnd: () -> Void = {}, write: (Int, Int) async throws -> Void
+    ) async throws -> Figures {
         let before = ResidentSampler.resident()
         let sampler = ResidentSampler()
         let deliveriesBefore = deliveries
         let start = nowMicroseconds()
         for i in 0..<count { try await write(i, seqBase + i) }
         let end = nowMicroseconds()
+        atEnd()
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
         let peak = sampler.stop()
