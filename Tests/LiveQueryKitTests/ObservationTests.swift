@@ -170,27 +170,6 @@ struct ObservationTests {
         withExtendedLifetime(owner) {}
     }
 
-    @Test(
-        "Owners dying by the hundred: one commit after they died releases every observer — more than one round's sweep — with no commit after",
-        arguments: TestStores.kinds)
-    func manyOwnersDieAtOnce(kind: String) async throws {
-        let store = try TestStores.make(kind)
-        let items = store.collection("items")
-        let received = LockedValue(0)
-        var owners: [Owner] = (0..<600).map { _ in Owner() }
-        for (index, owner) in owners.enumerated() {
-            // A hundred queries, six observers each.
-            try items.find("n == \(index % 100)").observeLocal(owner: owner) { _, _ in received.withLock { $0 += 1 } }
-        }
-        try await eventually { received.withLock { $0 } >= 600 }
-        #expect(store.statistics.observers == 600)
-        owners.removeAll()
-        try await items.upsert(["_id": "after", "n": 1])
-        // Nothing is committed from here on: the engine goes on sweeping until every observer has been looked at.
-        try await eventually { store.statistics.observers == 0 }
-        withExtendedLifetime(owners) {}
-    }
-
     @Test("As an AsyncSequence: next() is the signal; initial first; ends when stopped", arguments: TestStores.kinds)
     func sequence(kind: String) async throws {
         let store = try TestStores.make(kind)
