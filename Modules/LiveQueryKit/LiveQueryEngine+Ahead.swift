@@ -29,7 +29,7 @@ extension LiveQueryEngine {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.canWake(query) else { return nil }
             state.statistics.computedAhead += 1
-            return state.wake(query)
+            return state.wake(CollectionOfOne(query))
         }
         if let resume { resume.0.resume(returning: resume.1) }
     }

@@ -100,10 +100,7 @@ final class LiveQueryEngine: Sendable {
                 held.append(query)
             }
             guard !held.isEmpty else { return nil }
-            isAllHeld = false
-            let resume = inbox.wake(held)
-            if let resume { isRunningOwedWork = resume.1.isOwed }
-            return resume
+            return wake(held)
         }
 
         /// Whether `query` has changes held back and is not yet to be woken.
@@ -111,11 +108,11 @@ final class LiveQueryEngine: Sendable {
             evaluations[query]?.deferred != nil && !inbox.wakes.contains(query)
         }
 
-        /// Wakes one held-back query (see ``canWake(_:)``): the consumer applies its changes in its next round.
+        /// Wakes held-back queries (see ``canWake(_:)``): the consumer applies their changes in its next round.
         /// Returns the consumer to resume, if it waits.
-        mutating func wake(_ query: DocumentQuery) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+        mutating func wake(_ queries: some Sequence<DocumentQuery>) -> (EngineInbox.Consumer, EngineInbox.Work)? {
             isAllHeld = false
-            let resume = inbox.wake([query])
+            let resume = inbox.wake(queries)
             if let resume { isRunningOwedWork = resume.1.isOwed }
             return resume
         }
@@ -290,7 +287,7 @@ final class LiveQueryEngine: Sendable {
     /// back for the query, the consumer applies them in its next round.
     func wake(_ query: DocumentQuery) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            state.canWake(query) ? state.wake(query) : nil
+            state.canWake(query) ? state.wake(CollectionOfOne(query)) : nil
         }
         if let resume { resume.0.resume(returning: resume.1) }
     }
