@@ -195,9 +195,13 @@ public struct EchoReport: Codable, Sendable, Equatable {
     /// FNV-1a 64 of `data`, hexadecimal.
     public static func checksum(_ data: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in data {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
+        // Over the raw bytes, not Data's iterator: half the time in debug builds, where a 10 MB echo runs on one of
+        // Swift concurrency's threads.
+        data.withUnsafeBytes { bytes in
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
         }
         return String(hash, radix: 16)
     }

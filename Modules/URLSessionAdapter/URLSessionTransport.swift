@@ -18,7 +18,7 @@ import FoundationNetworking
 ///
 /// Each transport owns one `URLSession`, ephemeral and without a cache or cookie store of its own, so that a 304
 /// reaches ResourceKit as a 304 and nothing is remembered between requests that ResourceKit does not know about.
-/// The session is invalidated when the transport is deinitialized.
+/// The session is invalidated when the transport is deinitialized, on a queue of its own: the deinit never waits.
 ///
 /// Timeouts: the request's `TransportRequest.timeout` bounds the whole exchange. URLSession has no separate
 /// connect timeout; ``Configuration/connectTimeout`` is its idle timeout, which bounds connection set-up and every
@@ -76,8 +76,15 @@ public final class URLSessionTransport: Transport {
     }
 
     deinit {
-        session.invalidateAndCancel()
+        // FoundationNetworking's invalidateAndCancel waits (a `sync`) for the session's work queue, which may be busy
+        // with a large body; a deinit never blocks, and this one may run on one of Swift concurrency's few threads.
+        // Caught with both of a two-core machine's threads waiting here, every task in the process stalled.
+        let session = session
+        Self.invalidations.async { session.invalidateAndCancel() }
     }
+
+    /// Where sessions are invalidated: a queue of its own, off the thread that released the transport.
+    private static let invalidations = DispatchQueue(label: "tether.transport.urlsession.invalidate")
 
     /// Sends `request` through the session.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
