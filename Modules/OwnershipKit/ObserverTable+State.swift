@@ -141,17 +141,28 @@ extension ObserverTable {
         }
 
         /// Settles up to `limit` entries, going on from where the last bounded sweep stopped and wrapping around, so
-        /// that successive calls visit every entry in turn (``ObserverTable/sweep(atMost:)``).
+        /// that successive calls visit every entry in turn (``ObserverTable/sweep(atMost:)``). Returns how many
+        /// entries it left without looking at them.
         @inlinable
-        mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
-            guard limit < entries.count else { return sweep(&graveyard, &outcome) }
+        mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome)
+            -> Int
+        {
+            guard limit < entries.count else {
+                sweep(&graveyard, &outcome)
+                return 0
+            }
             var index = firstIndex(after: sweptThrough)
+            var kept = 0
             for _ in 0..<limit {
-                guard !entries.isEmpty else { return }
+                guard !entries.isEmpty else { return 0 }
                 if index >= entries.count { index = 0 }
                 sweptThrough = entries[index].id
-                if settle(at: index, &graveyard, &outcome) { index += 1 }
+                if settle(at: index, &graveyard, &outcome) {
+                    index += 1
+                    kept += 1
+                }
             }
+            return entries.count - kept
         }
 
         /// Whether any of up to `limit` entries, going on after the last one checked and wrapping around, would

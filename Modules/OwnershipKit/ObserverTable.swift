@@ -238,20 +238,20 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     /// Ends the observers whose owners are all gone among up to `limit` entries — the entries after those the
     /// last bounded sweep looked at, wrapping around — so that calling it often costs a bounded time per call and
     /// still reaches every entry within `count / limit` calls. With `limit` entries or fewer, the same as
-    /// ``sweep()``. Returns how many entries the table holds afterwards (the live and those not yet looked at), so
-    /// that a caller can tell how many more calls reach every entry.
+    /// ``sweep()``. Returns how many entries the table holds that this call did not look at — zero when it looked at
+    /// every one — so that a caller can tell how many more calls reach every entry.
     @inlinable
     @discardableResult
     public func sweep(atMost limit: Int) -> Int {
         var graveyard = Graveyard<Observer>()
-        let (outcome, remaining) = state.withLock { state in
+        let (outcome, unvisited) = state.withLock { state in
             var outcome = Outcome()
-            state.sweep(atMost: limit, &graveyard, &outcome)
+            let unvisited = state.sweep(atMost: limit, &graveyard, &outcome)
             state.claimDrain(&outcome)
-            return (outcome, state.entries.count)
+            return (outcome, unvisited)
         }
         finish(outcome)
-        return remaining
+        return unvisited
     }
 
     // MARK: Notifying

@@ -58,18 +58,19 @@ struct EndingTests {
             // Observers 2, 5 and 9 lose their owners.
             for index in [2, 5, 9] { owners[index] = tracker.track(Owner()) }
             let stopped = { observers.indices.filter { observers[$0].stoppedCount == 1 } }
-            table.sweep(atMost: 3)  // 0, 1, 2
+            // Each call says how many entries it did not look at: 9 left, 2 of them looked at.
+            #expect(table.sweep(atMost: 3) == 7)  // 0, 1, 2
             #expect(stopped() == [2])
-            table.sweep(atMost: 3)  // 3, 4, 5 (after 2, which is gone)
+            #expect(table.sweep(atMost: 3) == 6)  // 3, 4, 5 (after 2, which is gone)
             #expect(stopped() == [2, 5])
-            table.sweep(atMost: 3)  // 6, 7, 8
+            #expect(table.sweep(atMost: 3) == 5)  // 6, 7, 8
             #expect(stopped() == [2, 5])
-            table.sweep(atMost: 3)  // 9, then round to 0 and 1
+            #expect(table.sweep(atMost: 3) == 5)  // 9, then round to 0 and 1
             #expect(stopped() == [2, 5, 9])
             #expect(table.observerCount == 7)
             // More than the table holds: a whole sweep.
             owners = []
-            table.sweep(atMost: 100)
+            #expect(table.sweep(atMost: 100) == 0)
             #expect(stopped() == Array(0..<10))
             #expect(observers.allSatisfy { $0.stoppedCount == 1 })
         }
