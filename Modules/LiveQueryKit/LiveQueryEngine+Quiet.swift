@@ -29,7 +29,7 @@ extension LiveQueryEngine {
     /// only while it checks: an engine released meanwhile ends the watch.
     func watchForQuiet() {
         guard let quietPeriod else { return }
-        Task { [weak self, timeSource] in
+        Task(executorPreference: executor) { [weak self, timeSource] in
             while true {
                 do { try await timeSource.sleep(for: quietPeriod) } catch { return }
                 guard let engine = self, engine.quietPeriodPassed() else { return }

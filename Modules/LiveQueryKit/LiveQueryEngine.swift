@@ -150,6 +150,10 @@ final class LiveQueryEngine: Sendable {
     let retry: EvaluationRetry
     let timeSource: any TimeSource
     let state = LockedValue(State())
+    /// Where the consumer and the engine's timers run: a serial queue of the engine's own, off Swift concurrency's
+    /// cooperative pool, so that evaluations and hand-overs keep their pace whatever else the process runs there (a
+    /// pool of two threads on two cores, both held by someone's CPU-bound task, once stalled them for seconds).
+    let executor = DispatchQueueExecutor(label: "tether.live-query.engine")
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
 
@@ -339,7 +343,7 @@ final class LiveQueryEngine: Sendable {
     /// waits for work it holds the engine's state, not the engine: an engine nobody uses any more (its store and
     /// handles gone, only observers whose owners died left registered) is deallocated, and its deinit ends the wait.
     func startConsumer() -> Task<Void, Never> {
-        Task { [weak self, state] in
+        Task(executorPreference: executor) { [weak self, state] in
             while let work = await Self.nextWork(in: state) {
                 guard let self else { return }
                 await self.round(work)
@@ -353,11 +357,11 @@ final class LiveQueryEngine: Sendable {
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
         // died is still released within a few commits (its handler is never called: that is checked at the call).
-        let entries = observers.sweep(atMost: Self.sweepPerRound)
+        let unvisited = observers.sweep(atMost: Self.sweepPerRound)
         state.withLock { state in
-            // After changes, every entry left is to be looked at again; each round with nothing else looks at its
-            // share.
-            state.sweepDebt = work.changes != nil ? entries : max(0, state.sweepDebt - Self.sweepPerRound)
+            // After changes, every entry this round did not look at is to be looked at; each round with nothing else
+            // looks at its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
+            state.sweepDebt = work.changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
         }
         if let changes = work.changes { await apply(changes) }
         for query in work.wakes { await applyDeferred(query) }
@@ -373,7 +377,7 @@ final class LiveQueryEngine: Sendable {
     /// meanwhile: a timer that does not keep the engine alive (a failed query's retry, a computation ahead of a
     /// signal).
     func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) {
-        Task { [weak self, timeSource] in
+        Task(executorPreference: executor) { [weak self, timeSource] in
             do { try await timeSource.sleep(for: delay) } catch { return }
             if let self { body(self) }
         }

@@ -66,7 +66,8 @@ struct CatchUpTests {
         try await items.upsert(Self.item("x"))
         let liveQuery = try items.find("group == 'a'").observeLocal { _, _ in }
         await store.waitForLiveQueries()
-        try await eventually { liveQuery.deliveryStatistics.delivered == 1 }
+        // The lane counts a delivery when it begins; the commit is the handler's, once its queue has called it.
+        try await eventually { liveQuery.deliveryStatistics.delivered == 1 && liveQuery.deliveredCommit != nil }
         let initialCommit = try #require(liveQuery.deliveredCommit)
         // Irrelevant in the same collection, and in another collection, interleaved: the change sets the engine
         // sees are not contiguous for the query, which a wait based on the query's own commit would never reach.
@@ -139,7 +140,7 @@ struct CatchUpTests {
     }
 
     @Test(
-        "A fast writer: the engine's rounds merge commits, and every commit is caught up with",
+        "A fast writer: at most one round per commit, and every commit is caught up with",
         arguments: TestStores.kinds)
     func fastWriterIsCaughtUpWith(kind: String) async throws {
         let store = try TestStores.make(kind)
@@ -158,7 +159,9 @@ struct CatchUpTests {
         try await eventually { liveQuery.deliveredCommit == store.lastCommit }
         let statistics = store.statistics
         #expect(statistics.caughtUpCommit == store.lastCommit)
-        #expect(statistics.rounds <= writes + 1, "at most one round per commit, plus the observer's start")
+        // At most one round per commit, plus the observer's start, plus one per change set held back while the
+        // observer was busy (a round that brings the query up to date when it is ready, before any next commit).
+        #expect(statistics.rounds <= writes + 1 + statistics.deferrals)
         await liveQuery.stop()
     }
 }

@@ -8,7 +8,7 @@ import TetherTestingTraits
 /// Six hundred owner-tied observers over a hundred queries: their first results take a fair share of the processor
 /// (a hundred evaluations on a two-core machine), so the suite never runs beside the stress tests that load every
 /// core on purpose. Its time limit counts the wait for its turn.
-@Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(.minutes(5)), .leakChecked)
+@Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(.minutes(3)), .leakChecked)
 struct ManyOwnersTests {
     @Test(
         "Owners dying by the hundred: one commit after they died releases every observer — more than one round's sweep — with no commit after",
@@ -22,14 +22,14 @@ struct ManyOwnersTests {
             // A hundred queries, six observers each.
             try items.find("n == \(index % 100)").observeLocal(owner: owner) { _, _ in received.withLock { $0 += 1 } }
         }
-        // Correctness deadlines, not speed: in full runs on 2 cores this engine has been seen making about one
-        // evaluation a second for a while (an open finding in Testing.md); a broken sweep never gets there at all.
-        try await eventually(within: .seconds(90)) { received.withLock { $0 } >= 600 }
+        // Correctness deadlines, not speed: the engine runs on a queue of its own, so other tests holding Swift
+        // concurrency's threads do not slow it (see Testing.md); a broken sweep never gets there at all.
+        try await eventually(within: .seconds(30)) { received.withLock { $0 } >= 600 }
         #expect(store.statistics.observers == 600)
         owners.removeAll()
         try await items.upsert(["_id": "after", "n": 1])
         // Nothing is committed from here on: the engine goes on sweeping until every observer has been looked at.
-        try await eventually(within: .seconds(90)) { store.statistics.observers == 0 }
+        try await eventually(within: .seconds(30)) { store.statistics.observers == 0 }
         withExtendedLifetime(owners) {}
     }
 }
