@@ -8,15 +8,10 @@ import TetherConcurrency
 /// observer waits for the computation (about 0.2 ms for a 100-document result). The engine instead times how long
 /// the observers take over a result, and a little before the next signal is due — once per delivery, not once per
 /// commit — brings the query up to date, so that the signal takes the latest result at once. Commits that come after
-/// that computation are held back again and applied when the observer signals, as without it. On unless the store is
-/// made with `anticipatesSignals: false`.
+/// that computation are held back again and applied when the observer signals, as without it. The timer is started
+/// by the round that first holds a commit back after the hand-out, on the engine's queue: the signal that took the
+/// result, and the writer, never wait for it. On unless the store is made with `anticipatesSignals: false`.
 extension LiveQueryEngine {
-    /// Submits `snapshot` to the observers it was handed to, and schedules the computation ahead of their signal.
-    func handOut(_ snapshot: Snapshot, _ handout: PublishedResult.Handout, of query: DocumentQuery) {
-        for registration in handout.ready { registration.lane.submit(snapshot) }
-        if let delay = handout.computeAhead { computeAhead(query, after: delay) }
-    }
-
     /// Brings `query` up to date after `delay`, if its changes are still held back then. Holds the engine only once
     /// the time has come: an engine released meanwhile computes nothing.
     func computeAhead(_ query: DocumentQuery, after delay: Duration) {

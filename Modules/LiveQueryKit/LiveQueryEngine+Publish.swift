@@ -36,7 +36,7 @@ extension LiveQueryEngine {
         }
         if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        if let published { handOut(failure, published.publish(failure), of: query) }
+        if let published { handOut(failure, to: published.publish(failure)) }
     }
 
     /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
@@ -59,6 +59,11 @@ extension LiveQueryEngine {
         }
         // To the observers idle now; each busy one takes it (or a later one) when it signals.
         let snapshot = Snapshot.documents(result, commit: commit, content: content)
-        if let published { handOut(snapshot, published.publish(snapshot), of: query) }
+        if let published { handOut(snapshot, to: published.publish(snapshot)) }
+    }
+
+    /// Submits `snapshot` to the observers it was handed to.
+    func handOut(_ snapshot: Snapshot, to ready: [Registration]) {
+        for registration in ready { registration.lane.submit(snapshot) }
     }
 }

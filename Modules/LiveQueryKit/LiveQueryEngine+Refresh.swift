@@ -38,17 +38,19 @@ extension LiveQueryEngine {
         let relevant = read.map { read in touched.filter { $0.canBeAltered(by: read) } } ?? touched
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
+        var ahead: [(DocumentQuery, Duration)] = []
         state.withLock { state in
             state.statistics.skippedIrrelevant += touched.count - relevant.count
             for candidate in relevant {
                 switch Self.hold(candidate.query, changes, in: &state) {
                 case nil: continue  // unobserved since
-                case .held?: continue
+                case .held(let computeAhead)?: if let computeAhead { ahead.append((candidate.query, computeAhead)) }
                 case .now(let evaluation, nil)?: round.append((candidate.query, evaluation))
                 case .now(let evaluation, let combined?)?: own.append((candidate.query, evaluation, combined))
                 }
             }
         }
+        for (query, delay) in ahead { computeAhead(query, after: delay) }
         for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
         for (query, evaluation, combined) in own {
             await bring(query, evaluation, combined, await readChanged(combined, for: evaluation, of: query))
@@ -77,8 +79,9 @@ extension LiveQueryEngine {
     }
 
     enum Hold {
-        /// Held back: every observer is busy.
-        case held
+        /// Held back: every observer is busy. The first hold after a hand-out says when to compute ahead of their
+        /// signal (see ``SignalPace``).
+        case held(computeAhead: Duration?)
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
         case now(Evaluation, ChangeSet?)
@@ -98,8 +101,10 @@ extension LiveQueryEngine {
         evaluation.commit = evaluation.exactCommit(applied: state.catchUp.applied)
         state.evaluations[query]?.commit = evaluation.commit
         // No observer can take a result now: compute none until one can (it wakes the query).
-        let busy = !evaluation.isFailing && !evaluation.registrations.isEmpty && evaluation.published.holdIfNoneIdle()
-        guard busy else {
+        let hold =
+            evaluation.isFailing || evaluation.registrations.isEmpty
+            ? (held: false, computeAhead: nil) : evaluation.published.holdIfNoneIdle()
+        guard hold.held else {
             deferred?.merge(changes)
             return .now(evaluation, deferred)
         }
@@ -109,7 +114,7 @@ extension LiveQueryEngine {
         }
         state.evaluations[query]?.deferred = deferred
         state.statistics.deferrals += 1
-        return .held
+        return .held(computeAhead: hold.computeAhead)
     }
 
     /// Applies the changes held back for `query`, now that one of its observers is ready.
@@ -148,7 +153,7 @@ extension LiveQueryEngine {
             // Held-back changes that alter nothing publish nothing: an observer that went idle behind the latest
             // result, waiting for them, takes that result now.
             if let (snapshot, behind) = evaluation.published.offerToIdleBehind() {
-                handOut(snapshot, behind, of: query)
+                handOut(snapshot, to: behind)
             }
         case .incremental(let documents, let commit):
             publish(documents, commit: commit, for: query, incremental: true)

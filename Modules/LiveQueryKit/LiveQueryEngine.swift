@@ -446,9 +446,9 @@ final class LiveQueryEngine: Sendable {
             return (evaluation.published, known)
         }
         guard let (published, known) = joined else { return }
-        let computeAhead = published.join(registration, idle: known == nil)
+        published.join(registration, idle: known == nil)
         if let known {
-            handOut(known, .init(ready: [registration], computeAhead: computeAhead), of: registration.query)
+            handOut(known, to: [registration])
         } else {
             await evaluate(registration.query)
         }

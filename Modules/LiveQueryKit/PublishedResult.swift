@@ -11,7 +11,7 @@ import TetherConcurrency
 /// When no observer is idle, the engine holds the query's changes back instead of computing results nobody can
 /// take (``holdIfNoneIdle()``); the first observer to go idle then wakes it — or, when the observers take long enough
 /// over a result for it to matter, the engine computes it a little before the next signal is due (``SignalPace``):
-/// each hand-out that schedules that computation returns when it is due.
+/// a hand-out notes when, and holding the changes back says when to schedule it.
 final class PublishedResult: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
@@ -34,15 +34,14 @@ final class PublishedResult: Sendable {
         }
 
         /// Records that the observers `ids` were handed the latest result at `now` (nil: signals are not
-        /// anticipated); returns when to compute ahead of their signal, if a computation is to be scheduled.
-        mutating func handOut(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) -> Duration? {
+        /// anticipated), and notes when to compute ahead of their signal.
+        mutating func handOut(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) {
             var any = false
             for id in ids {
                 taken[id] = Taken(generation: generation, at: now)
                 any = true
             }
-            guard any, let now else { return nil }
-            return pace.handedOut(at: now)
+            if any, let now { pace.handedOut(at: now) }
         }
     }
 
@@ -53,18 +52,12 @@ final class PublishedResult: Sendable {
         var at: Duration?
     }
 
-    /// Results handed to observers that were idle, and when to compute ahead of their signal (see ``SignalPace``).
-    struct Handout {
-        var ready: [Registration]
-        var computeAhead: Duration?
-    }
-
     /// What an observer that just went idle does.
     enum IdleAction {
         /// Nothing newer: it waits for the next result.
         case wait
-        /// Takes this result, newer than its last; computes ahead of its next signal after this long, if given.
-        case take(Snapshot, computeAhead: Duration?)
+        /// Takes this result, newer than its last.
+        case take(Snapshot)
         /// Wakes the query, whose changes are held back.
         case wake
     }
@@ -85,7 +78,7 @@ final class PublishedResult: Sendable {
     }
 
     /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock.
-    func publish(_ snapshot: Snapshot) -> Handout {
+    func publish(_ snapshot: Snapshot) -> [Registration] {
         let (date, now) = (timeSource.now, moment)
         return state.withLock { state in
             state.snapshot = snapshot
@@ -94,22 +87,22 @@ final class PublishedResult: Sendable {
             state.isHeld = false
             let ready = Array(state.idle.values)
             state.idle.removeAll(keepingCapacity: true)
-            return Handout(
-                ready: ready, computeAhead: state.handOut(to: ready.lazy.map(ObjectIdentifier.init), at: now))
+            state.handOut(to: ready.lazy.map(ObjectIdentifier.init), at: now)
+            return ready
         }
     }
 
-    /// A new observer: it takes the query's current result now (it is counted as having the latest; returns when to
-    /// compute ahead of its signal), or — `idle`, the query not yet evaluated — waits for the first.
-    func join(_ registration: Registration, idle: Bool) -> Duration? {
+    /// A new observer: it takes the query's current result now (it is counted as having the latest), or — `idle`,
+    /// the query not yet evaluated — waits for the first.
+    func join(_ registration: Registration, idle: Bool) {
         let now = moment
-        return state.withLock { state in
+        state.withLock { state in
             let id = ObjectIdentifier(registration)
             if idle {
                 state.idle[id] = registration
-                return nil
+            } else {
+                state.handOut(to: CollectionOfOne(id), at: now)
             }
-            return state.handOut(to: CollectionOfOne(id), at: now)
         }
     }
 
@@ -133,18 +126,22 @@ final class PublishedResult: Sendable {
             // Each signal follows a hand-out: the time since it is how long the observer took over the result.
             if let now, let handedAt = state.taken[id]?.at { state.pace.signalled(handedAt: handedAt, now: now) }
             if !state.isHeld, let snapshot = state.snapshot, state.isBehind(id) {
-                return .take(snapshot, computeAhead: state.handOut(to: CollectionOfOne(id), at: now))
+                state.handOut(to: CollectionOfOne(id), at: now)
+                return .take(snapshot)
             }
             state.idle[id] = registration
             return state.isHeld ? .wake : .wait
         }
     }
 
-    /// Marks the query's changes held back if no observer is idle; returns whether it did.
-    func holdIfNoneIdle() -> Bool {
-        state.withLock { state in
+    /// Marks the query's changes held back if no observer is idle; returns whether it did, and when to compute
+    /// ahead of the busy observers' signal if a computation is to be scheduled now (see ``SignalPace/held(at:)``).
+    func holdIfNoneIdle() -> (held: Bool, computeAhead: Duration?) {
+        let now = moment
+        return state.withLock { state in
             state.isHeld = state.idle.isEmpty
-            return state.isHeld
+            guard state.isHeld, let now else { return (state.isHeld, nil) }
+            return (true, state.pace.held(at: now))
         }
     }
 
@@ -157,16 +154,15 @@ final class PublishedResult: Sendable {
     /// every idle observer has it. An observer busy when a result was published, that goes idle while the query's
     /// changes are held back, waits for the result those changes bring (``becameIdle(_:)``); when they turn out not
     /// to alter the result, nothing is published, and it takes this one instead.
-    func offerToIdleBehind() -> (Snapshot, Handout)? {
+    func offerToIdleBehind() -> (Snapshot, [Registration])? {
         let now = moment
         return state.withLock { state in
             guard !state.isHeld, let snapshot = state.snapshot else { return nil }
             let behind = state.idle.filter { id, _ in state.isBehind(id) }
             guard !behind.isEmpty else { return nil }
             for id in behind.keys { state.idle[id] = nil }
-            return (
-                snapshot, Handout(ready: Array(behind.values), computeAhead: state.handOut(to: behind.keys, at: now))
-            )
+            state.handOut(to: behind.keys, at: now)
+            return (snapshot, Array(behind.values))
         }
     }
 

@@ -49,9 +49,7 @@ final class Registration: Sendable {
             guard let self, let published = self.published.withLock({ $0 }) else { return }
             switch published.becameIdle(self) {
             case .wait: break
-            case .take(let snapshot, let computeAhead):
-                self.lane.submit(snapshot)
-                if let computeAhead { self.engine?.computeAhead(self.query, after: computeAhead) }
+            case .take(let snapshot): self.lane.submit(snapshot)
             case .wake: self.engine?.wake(self.query)
             }
         }

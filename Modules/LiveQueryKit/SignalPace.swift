@@ -5,6 +5,10 @@
 /// little before the busy observer is expected to ask for it, so that the signal takes it at once instead of waiting
 /// for it to be computed — one computation per delivery, however fast the writer. A signal that comes early, or a
 /// commit after the computation, costs what it costs without this: the result is computed when the observer signals.
+///
+/// A hand-out only notes when the computation will be due; the engine's round that first holds a commit back after
+/// it schedules the computation (``held(at:)``). So neither the signalling thread nor the writer's pays for a timer,
+/// and a hand-out followed by no commit schedules nothing.
 struct SignalPace: Sendable {
     /// Observers quicker than this cost nothing worth saving: nothing is computed ahead for them.
     static let threshold = Duration.milliseconds(1)
@@ -13,7 +17,9 @@ struct SignalPace: Sendable {
 
     /// The handling time measured at the last signal; nil before the first.
     private(set) var handling: Duration?
-    /// When the computation scheduled last is due (on the time source's `elapsed`): one is scheduled at a time.
+    /// When the computation for the last hand-out is due (on the time source's `elapsed`), until it is scheduled.
+    private(set) var pending: Duration?
+    /// When the computation scheduled last is due: one is scheduled at a time.
     private(set) var due: Duration?
 
     /// An observer handed a result at `handedAt` signalled at `now`.
@@ -21,12 +27,22 @@ struct SignalPace: Sendable {
         handling = now - handedAt
     }
 
-    /// An observer was handed a result at `now`: how long from now to compute ahead of its signal, when a computation
-    /// is to be scheduled — none is when one is still to come, or the observers are quicker than ``threshold``.
-    mutating func handedOut(at now: Duration) -> Duration? {
-        guard let handling, handling >= Self.threshold, due.map({ $0 <= now }) ?? true else { return nil }
-        let delay = handling - min(handling / 4, Self.maximumLead)
-        due = now + delay
-        return delay
+    /// An observer was handed a result at `now`: notes when to compute ahead of its signal — never for observers
+    /// quicker than ``threshold``.
+    mutating func handedOut(at now: Duration) {
+        guard let handling, handling >= Self.threshold else {
+            pending = nil
+            return
+        }
+        pending = now + handling - min(handling / 4, Self.maximumLead)
+    }
+
+    /// The query's changes were held back at `now`: how long from now to compute ahead of the signal, when a
+    /// computation is pending and none scheduled is still to come. At once when it is overdue.
+    mutating func held(at now: Duration) -> Duration? {
+        guard let pending, due.map({ $0 <= now }) ?? true else { return nil }
+        self.pending = nil
+        due = max(pending, now)
+        return max(.zero, pending - now)
     }
 }

@@ -22,7 +22,8 @@ struct ComputeAheadTests {
     }
 
     /// A store on a manual clock whose observer took ``handling`` over its first result, was handed its second just
-    /// now, and keeps its signal: the engine has measured it and scheduled a computation ``due`` from now.
+    /// now, and keeps its signal: the engine has measured it, and the first commit held back schedules a computation
+    /// ``due`` from the hand-out.
     final class Paced: Sendable {
         let clock = ManualTimeSource()
         let store: Store
@@ -45,7 +46,6 @@ struct ComputeAheadTests {
             slow.signalNext()  // after 10 ms: the held-back change is applied, the second result handed out
             try await slow.received.wait { $0.count == 2 }
             try await eventually { slow.isHoldingSignal }
-            #expect(await clock.waitForSleepers(1), "a computation is scheduled ahead of the next signal")
         }
 
         /// Commits to the observed group while the observer is busy: held back.
@@ -57,6 +57,7 @@ struct ComputeAheadTests {
 
         /// Advances the clock to the computation's due time; returns once it has computed the latest result.
         func advanceToComputation() async throws {
+            #expect(await clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
             let before = store.statistics
             clock.advance(by: ComputeAheadTests.due - .milliseconds(1))
             #expect(clock.sleeperCount == 1, "not yet due")
@@ -129,14 +130,14 @@ struct ComputeAheadTests {
         clock.advance(by: Self.handling)
         _ = try await items.upsert(["_id": "1", "group": "a"])
         try await eventually { store.statistics.deferrals == 1 }
-        kept.withLock { $0.take() }?()  // after 10 ms: the second result is handed out, a computation scheduled
+        kept.withLock { $0.take() }?()  // after 10 ms: the second result is handed out
         try await eventually { kept.withLock { $0 != nil } }
-        #expect(await clock.waitForSleepers(1))
 
-        // One commit held back (its round sees the owner alive), fewer than the 16 after which a commit checks for
-        // dead owners; then the owner dies, with nothing left to commit.
+        // One commit held back (its round sees the owner alive, and schedules the computation), fewer than the 16
+        // after which a commit checks for dead owners; then the owner dies, with nothing left to commit.
         _ = try await items.upsert(["_id": "2", "group": "a"])
         try await eventually { store.statistics.deferrals == 2 }
+        #expect(await clock.waitForSleepers(1))
         owner = nil
         #expect(store.statistics.observers == 1)
         clock.advance(by: Self.due)
