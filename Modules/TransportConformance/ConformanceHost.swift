@@ -30,8 +30,10 @@ public struct LoopbackConformanceHost: ConformanceHost {
     public let server: LoopbackHTTPServer
     /// The misbehaving peer.
     public let peer: MisbehavingPeer
-    /// A loopback port that was bound and released, so that connecting to it is refused.
-    public let refusedURL: URL
+    /// A loopback port that refuses connections, held for the host's lifetime.
+    public let refusing: RefusingPort
+    /// The refusing port's URL.
+    public var refusedURL: URL { refusing.url }
     /// The listener that never accepts.
     public let unaccepting: UnacceptingListener
     /// The unaccepting listener's URL.
@@ -56,10 +58,8 @@ public struct LoopbackConformanceHost: ConformanceHost {
         }
         let host: LoopbackConformanceHost
         do {
-            let refusedPort = try await MisbehavingPeer.unusedPort()
             host = LoopbackConformanceHost(
-                server: server, peer: peer, refusedURL: URL(string: "http://127.0.0.1:\(refusedPort)/echo")!,
-                unaccepting: try UnacceptingListener())
+                server: server, peer: peer, refusing: try RefusingPort(), unaccepting: try UnacceptingListener())
         } catch {
             await peer.stop()
             await server.stop()

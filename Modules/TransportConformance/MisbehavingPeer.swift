@@ -125,15 +125,3 @@ final class MisbehavingHandler: ChannelInboundHandler {
         }
     }
 }
-
-extension MisbehavingPeer {
-    /// A loopback port that nothing listens on: bound, read and released at once.
-    static func unusedPort() async throws -> Int {
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .bind(host: "127.0.0.1", port: 0)
-            .get()
-        let port = channel.localAddress?.port ?? 9
-        try await channel.close()
-        return port
-    }
-}
