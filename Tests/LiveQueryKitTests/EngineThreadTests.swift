@@ -11,15 +11,21 @@ import TetherTestingTraits
 /// held by someone else's work, a live query still gets its first result and its updates.
 ///
 /// The pool is held for as long as the engine takes (milliseconds), or 20 s at most when it is broken: every other
-/// test in the process waits meanwhile, so the suite runs on a thread of its own, one store at a time, and never
-/// beside the tests whose deadlines assume a processor.
-@Suite(
-    "Live queries: the engine's own thread", .serialized, .onDedicatedThread, .loadsEveryCore, .timeLimit(.minutes(2)))
+/// test in the process waits meanwhile, so the test runs on a queue of its own, one store at a time, and never beside
+/// the tests whose deadlines assume a processor. (Not `.onDedicatedThread`: the stress suites hold its slots for
+/// minutes under ThreadSanitizer.)
+@Suite("Live queries: the engine's own thread", .serialized, .loadsEveryCore, .timeLimit(.minutes(3)))
 struct EngineThreadTests {
     @Test(
         "With every thread of Swift concurrency's pool blocked, a live query's first result and its update arrive",
         arguments: TestStores.kinds)
     func poolHeld(kind: String) async throws {
+        try await withTaskExecutorPreference(DispatchQueueExecutor(label: "tether.test.pool-held")) {
+            try await whilePoolHeld(kind)
+        }
+    }
+
+    func whilePoolHeld(_ kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
         try await items.upsert(["_id": "a", "group": "g"])
@@ -48,7 +54,8 @@ final class PoolBlockade: Sendable {
     private let released = LockedValue(false)
     private let gate = DispatchSemaphore(value: 0)
 
-    /// Returns once a blocking task holds each of the pool's threads. Call it off the pool (`.onDedicatedThread`).
+    /// Returns once a blocking task holds each of the pool's threads. Call it off the pool (a task that prefers a
+    /// `DispatchQueueExecutor`).
     func hold() async throws {
         for _ in 0..<width {
             Task.detached { [held, gate] in

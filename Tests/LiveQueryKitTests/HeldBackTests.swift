@@ -77,7 +77,8 @@ struct HeldBackTests {
         let slow = SlowObserver()
         let slowQuery = try slow.observe(query)
         let free = Received()
-        let freeQuery = try query.observeLocal { free.append($0, $1) }
+        // Called inline, in the engine's round: free again before the round ends, whatever the threads' timing.
+        let freeQuery = try query.observeLocal(deliverOn: .inline) { free.append($0, $1) }
         try await eventually { slow.isHoldingSignal && free.count == 1 }
         for index in 0..<5 {
             _ = try await items.upsert(["_id": .string("d\(index)"), "group": "a"])
