@@ -48,33 +48,68 @@ struct EngineThreadTests {
 
 /// Holds every thread of Swift concurrency's cooperative pool (one per core) with a task that blocks, until
 /// released or for 20 s at most: what an application's blocking call or long computation does to the pool.
+///
+/// The blocking tasks hold their threads only once all of them have one at the same moment. One that arrives first
+/// waits 100 ms for the others, then gives its thread back and queues again: holding part of the pool while the rest
+/// works through a long queue would slow every other test for as long as that took (seen: 20 s, at the start of a
+/// full run, and PostgreSQL stores beside it missed their 10 s start-up).
 final class PoolBlockade: Sendable {
+    private struct State {
+        /// Blocking tasks on a thread now.
+        var arrived = 0
+        /// Every one arrived at once: they stay until released.
+        var isHolding = false
+        var isReleased = false
+    }
+
     private let width = ProcessInfo.processInfo.activeProcessorCount
-    private let held = LockedValue(0)
-    private let released = LockedValue(false)
+    private let state = LockedValue(State())
     private let gate = DispatchSemaphore(value: 0)
 
     /// Returns once a blocking task holds each of the pool's threads. Call it off the pool (a task that prefers a
     /// `DispatchQueueExecutor`).
     func hold() async throws {
         for _ in 0..<width {
-            Task.detached { [held, gate] in
-                held.withLock { $0 += 1 }
+            Task.detached { [self] in
+                while !(await arrive()) { await Task.yield() }
                 _ = gate.wait(timeout: .now() + 20)
-                held.withLock { $0 -= 1 }
+                state.withLock { $0.arrived -= 1 }
             }
         }
-        try await eventually { held.withLock { $0 } == width }
+        try await eventually(within: .seconds(60)) { isHolding }
     }
 
-    /// Whether every blocking task still holds its thread.
-    var isHolding: Bool { held.withLock { $0 } == width }
+    /// On a pool thread: true once every blocking task holds one (it stays), false when the others did not come
+    /// within 100 ms (it has left, and queues again).
+    private func arrive() async -> Bool {
+        let width = self.width
+        if state.withLock({ state in
+            state.arrived += 1
+            if state.arrived == width { state.isHolding = true }
+            return state.isHolding
+        }) {
+            return true
+        }
+        for _ in 0..<100 {
+            usleep(1_000)  // blocking on purpose: this task's job is to hold the thread
+            if state.withLock({ $0.isHolding }) { return true }
+        }
+        // Leaves only if the last one has not just arrived: once holding, nobody leaves.
+        return state.withLock { state in
+            if state.isHolding { return true }
+            state.arrived -= 1
+            return false
+        }
+    }
+
+    /// Whether every blocking task holds its thread now.
+    var isHolding: Bool { state.withLock { $0.isHolding && !$0.isReleased && $0.arrived == width } }
 
     /// Lets the blocking tasks return; once only.
     func release() {
-        let first = released.withLock { released in
-            defer { released = true }
-            return !released
+        let first = state.withLock { state in
+            defer { state.isReleased = true }
+            return !state.isReleased
         }
         guard first else { return }
         for _ in 0..<width { gate.signal() }
