@@ -65,6 +65,8 @@ final class PoolBlockade: Sendable {
     private let width = ProcessInfo.processInfo.activeProcessorCount
     private let state = LockedValue(State())
     private let gate = DispatchSemaphore(value: 0)
+    /// Signalled by the last blocking task to arrive, once for each of the others.
+    private let allHere = DispatchSemaphore(value: 0)
 
     /// Returns once a blocking task holds each of the pool's threads. Call it off the pool (a task that prefers a
     /// `DispatchQueueExecutor`).
@@ -83,17 +85,17 @@ final class PoolBlockade: Sendable {
     /// within 100 ms (it has left, and queues again).
     private func arrive() async -> Bool {
         let width = self.width
-        if state.withLock({ state in
+        let isLast = state.withLock { state -> Bool in
             state.arrived += 1
             if state.arrived == width { state.isHolding = true }
             return state.isHolding
-        }) {
+        }
+        if isLast {
+            for _ in 1..<width { allHere.signal() }  // wakes the ones waiting below
             return true
         }
-        for _ in 0..<100 {
-            usleep(1_000)  // blocking on purpose: this task's job is to hold the thread
-            if state.withLock({ $0.isHolding }) { return true }
-        }
+        // Blocking on purpose: this task's job is to hold the thread.
+        if allHere.wait(timeout: .now() + .milliseconds(100)) == .success { return true }
         // Leaves only if the last one has not just arrived: once holding, nobody leaves.
         return state.withLock { state in
             if state.isHolding { return true }
