@@ -37,7 +37,7 @@ extension LiveQueryEngine {
         // read — unknown changes, a failed read — every query counts as altered.)
         let relevant = read.map { read in touched.filter { $0.canBeAltered(by: read) } } ?? touched
         var round: [(DocumentQuery, Evaluation)] = []
-        var own: [(DocumentQuery, Evaluation, ChangeSet)] = []
+        var own: [(DocumentQuery, Evaluation, HeldChanges)] = []
         var ahead: [(DocumentQuery, Duration)] = []
         state.withLock { state in
             state.statistics.skippedIrrelevant += touched.count - relevant.count
@@ -52,9 +52,7 @@ extension LiveQueryEngine {
         }
         for (query, delay) in ahead { computeAhead(query, after: delay) }
         for (query, evaluation) in round { await bring(query, evaluation, changes, read) }
-        for (query, evaluation, combined) in own {
-            await bring(query, evaluation, combined, await readChanged(combined, for: evaluation, of: query))
-        }
+        for (query, evaluation, combined) in own { await bring(query, evaluation, combined) }
     }
 
     /// What deciding whether a round's changes can alter a result needs, taken under the lock for each query in a
@@ -65,12 +63,12 @@ extension LiveQueryEngine {
         let isFailing: Bool
         /// The changes held back for the query: its result is that of ``ids`` with these applied, so a document
         /// they touched may be in it even though ``ids`` does not have it.
-        let deferred: ChangeSet?
+        let deferred: HeldChanges?
 
         /// Whether the changed documents can alter the query's result — as it is after any held-back changes too.
         func canBeAltered(by read: ChangedDocuments) -> Bool {
-            if isFailing || deferred?.hasUnknownChanges == true { return true }
-            guard let deferred else { return LiveQueryEngine.canAlter(query, ids: ids, read) }
+            if isFailing || deferred?.changes.hasUnknownChanges == true { return true }
+            guard let deferred = deferred?.changes else { return LiveQueryEngine.canAlter(query, ids: ids, read) }
             let collection = query.collection
             return LiveQueryEngine.canAlter(query, ids: ids, read) {
                 deferred.changes[ChangeSet.Key(collection: collection, id: $0)] != nil
@@ -84,14 +82,14 @@ extension LiveQueryEngine {
         case held(computeAhead: Duration?)
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
-        case now(Evaluation, ChangeSet?)
+        case now(Evaluation, HeldChanges?)
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
     /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload
     /// waiting (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes
     /// the query (``wake(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
-    /// documents are kept as unknown: the query simply runs again. Under the engine's lock.
+    /// documents are dropped (``HeldChanges``): the query simply runs again. Under the engine's lock.
     static func hold(_ query: DocumentQuery, _ changes: ChangeSet, in state: inout State) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()
@@ -108,10 +106,7 @@ extension LiveQueryEngine {
             deferred?.merge(changes)
             return .now(evaluation, deferred)
         }
-        if deferred == nil { deferred = changes } else { deferred!.merge(changes) }
-        if deferred!.changes.count > relevanceCheckLimit {
-            deferred = ChangeSet(unknownChangesIn: deferred!.commits)
-        }
+        if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
         state.evaluations[query]?.deferred = deferred
         state.statistics.deferrals += 1
         return .held(computeAhead: hold.computeAhead)
@@ -119,7 +114,7 @@ extension LiveQueryEngine {
 
     /// Applies the changes held back for `query`, now that one of its observers is ready.
     func applyDeferred(_ query: DocumentQuery) async {
-        let taken = state.withLock { state -> (Evaluation, ChangeSet)? in
+        let taken = state.withLock { state -> (Evaluation, HeldChanges)? in
             guard let evaluation = state.evaluations[query], let deferred = evaluation.deferred else { return nil }
             state.evaluations[query]?.deferred = nil
             // Observers that go idle from here on wait for the result about to be published.
@@ -127,20 +122,27 @@ extension LiveQueryEngine {
             return (evaluation, deferred)
         }
         guard let (evaluation, deferred) = taken else { return }
-        await bring(query, evaluation, deferred, await readChanged(deferred, for: evaluation, of: query))
+        await bring(query, evaluation, deferred)
+    }
+
+    /// Brings one query up to date with the changes held back for it (and the round's, merged in).
+    func bring(_ query: DocumentQuery, _ evaluation: Evaluation, _ held: HeldChanges) async {
+        let read = await readChanged(held.changes, for: evaluation, of: query)
+        await bring(query, evaluation, held.changes, read, unknownReason: held.unknownReason)
     }
 
     /// Brings one query up to date with `changes`, from `read` (nil: the documents could not be read, or are not
-    /// needed because the query runs again anyway).
-    func bring(_ query: DocumentQuery, _ evaluation: Evaluation, _ changes: ChangeSet, _ read: ChangedDocuments?)
-        async
-    {
+    /// needed because the query runs again anyway). Unknown changes run the query again for `unknownReason`.
+    func bring(
+        _ query: DocumentQuery, _ evaluation: Evaluation, _ changes: ChangeSet, _ read: ChangedDocuments?,
+        unknownReason: LiveQueryStatistics.RerunReason = .unknownChanges
+    ) async {
         // A failing query is run again at each commit that touches its collection, until it succeeds.
         let refreshed: Refresh =
             evaluation.isFailing
             ? .rerun(.failure)
             : changes.hasUnknownChanges
-                ? .rerun(.unknownChanges) : read.map { refresh(query, evaluation, $0) } ?? .rerun(.failure)
+                ? .rerun(unknownReason) : read.map { refresh(query, evaluation, $0) } ?? .rerun(.failure)
         switch refreshed {
         case .irrelevant(let commit):
             state.withLock { state in

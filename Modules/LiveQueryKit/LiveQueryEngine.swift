@@ -34,7 +34,7 @@ final class LiveQueryEngine: Sendable {
         var content: UInt64 = 0
         /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
         /// of them is ready (see ``LiveQueryEngine/hold(_:_:in:)``).
-        var deferred: ChangeSet?
+        var deferred: HeldChanges?
         /// The latest result, and which observers are ready for the next.
         let published: PublishedResult
         var registrations: [ObjectIdentifier: Registration] = [:]
@@ -95,7 +95,8 @@ final class LiveQueryEngine: Sendable {
         mutating func wakeHeld(through commit: UInt64) -> (EngineInbox.Consumer, EngineInbox.Work)? {
             var held: [DocumentQuery] = []
             for (query, evaluation) in evaluations
-            where evaluation.deferred.map({ $0.commits.lowerBound <= commit }) ?? false && !inbox.wakes.contains(query)
+            where evaluation.deferred.map({ $0.changes.commits.lowerBound <= commit }) ?? false
+                && !inbox.wakes.contains(query)
             {
                 held.append(query)
             }

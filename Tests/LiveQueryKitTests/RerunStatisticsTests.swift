@@ -48,9 +48,12 @@ struct RerunStatisticsTests {
         try await Self.write(store) { transaction in
             for id in ["a1", "a2", "a3", "a4"] { try transaction.collection("items").upsert(Self.item(id)) }
         }
-        let plain = try items.find("group == 'a'").sort("name").observeLocal { _, _ in }
-        let window = try items.find("group == 'a'").sort("name").limit(2).observeLocal { _, _ in }
-        let offset = try items.find("group == 'a'").sort("name").offset(1).observeLocal { _, _ in }
+        // Called inline, in the engine's round: never busy when the next commit comes, so no change is held back
+        // (held-back changes are counted the same way: see the next test).
+        let byName = items.find("group == 'a'").sort("name")
+        let plain = try byName.observeLocal(deliverOn: .inline) { _, _ in }
+        let window = try byName.limit(2).observeLocal(deliverOn: .inline) { _, _ in }
+        let offset = try byName.offset(1).observeLocal(deliverOn: .inline) { _, _ in }
         await store.waitForLiveQueries()
         let start = store.statistics
         #expect(start.reruns.total == 0 && start.evaluations == 3)
@@ -77,5 +80,33 @@ struct RerunStatisticsTests {
         #expect(statistics.reruns.total == 6)
         #expect(statistics.reruns.laterCommit == 0, "each write was applied before the next")
         for liveQuery in [plain, window, offset] { await liveQuery.stop() }
+    }
+
+    @Test(
+        "Changes held back past the engine's read limit: one rerun when the busy observer is caught up, for many changes",
+        arguments: TestStores.kinds)
+    func heldBackPastLimit(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        let slow = HeldBackTests.SlowObserver()
+        let liveQuery = try await slow.observeUntilBusy(items.find("group == 'b'").sort("name"))
+        let start = store.statistics
+        // Three commits of 300 documents: none past the limit alone, 900 held back together.
+        for commit in 0..<3 {
+            try await store.write { transaction in
+                for index in 0..<300 {
+                    try transaction.collection("items").upsert(Self.item("b\(commit)-\(index)", group: "b"))
+                }
+            }
+        }
+        await store.waitForLiveQueries()
+        let statistics = store.statistics
+        #expect(statistics.deferrals > start.deferrals, "the busy observer's query was held back")
+        #expect(statistics.reruns.manyChanges - start.reruns.manyChanges == 1)
+        #expect(statistics.reruns.total - start.reruns.total == 1, "\(statistics.reruns)")
+        slow.signalNext()
+        try await slow.received.wait { $0.count == 2 }
+        #expect(slow.received.last?.count == 900)
+        await liveQuery.stop()
     }
 }
