@@ -4,7 +4,7 @@
 #
 # Starts a throwaway PostgreSQL cluster on 127.0.0.1 and a free port, in a temporary directory, runs CMD with
 # TETHER_POSTGRES_URL set to it, then stops the cluster and removes the directory — whatever CMD's outcome — and
-# exits with CMD's status.
+# exits with CMD's status. When CMD fails, it first prints the server's lock waits, slow statements and fatal errors.
 #
 # With --detach, it starts the cluster, writes the three variables below to ENVFILE (NAME=value lines) and exits,
 # leaving the cluster running: `$TETHER_POSTGRES_CTL destroy` stops it and removes it. For a test that needs a server
@@ -88,7 +88,8 @@ set -euo pipefail
 case "\${1:-}" in
     stop) ${as_owner[*]} "$bin/pg_ctl" -D "$data" stop -m fast -w >/dev/null ;;
     start) ${as_owner[*]} "$bin/pg_ctl" -D "$data" -l "$root/server.log" start -w \
-        -o "-c listen_addresses=127.0.0.1 -p $port -k $root -c max_connections=200" >/dev/null ;;
+        -o "-c listen_addresses=127.0.0.1 -p $port -k $root -c max_connections=200 \\
+            -c log_lock_waits=on -c log_min_duration_statement=2000" >/dev/null ;;
     destroy)
         if [ -f "$data/postmaster.pid" ]; then
             ${as_owner[*]} "$bin/pg_ctl" -D "$data" stop -m immediate >/dev/null 2>&1 || true
@@ -120,4 +121,10 @@ set +e
 "$@"
 status=$?
 set -e
+# A failed run says what the server saw that a test could not: lock waits past a second, statements slower than
+# two seconds, fatal errors (the settings above log them).
+if [ "$status" -ne 0 ] && [ -f "$root/server.log" ]; then
+    echo "with-postgres: the command failed ($status); from the server's log (lock waits, slow statements, fatal errors):" >&2
+    grep -E "still waiting for|acquired .*Lock|duration: |FATAL|PANIC" "$root/server.log" | tail -n 60 >&2 || echo "  (nothing)" >&2
+fi
 exit "$status"

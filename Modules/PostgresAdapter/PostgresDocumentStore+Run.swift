@@ -19,11 +19,13 @@ extension PostgresDocumentStore {
         do {
             try await withThrowingDiscardingTaskGroup { group in
                 group.addTask { await self.client.run() }
-                let schema = schema
-                let indexes = indexes
+                let (schema, indexes, lifecycle) = (schema, indexes, lifecycle)
                 // On a connection of its own, not the pool's: the pool's run() may not have begun yet.
+                lifecycle.starting(.connecting)
                 let opened = try await withOwnConnection { session in
+                    lifecycle.starting(.preparingSchema(schema.schema))
                     let commit = try schema.prepare(session)
+                    lifecycle.starting(.loadingIndexes)
                     try PostgresIndexes(session: session, schema: schema).load(into: indexes)
                     return commit
                 }

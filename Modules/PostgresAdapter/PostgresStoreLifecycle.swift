@@ -10,17 +10,35 @@ import TetherConcurrency
 /// ```
 ///
 /// Operations that arrive while it starts wait (up to the connect timeout: a store nobody runs says so rather than
-/// hanging); while it drains, reads go on and new writes are refused; once finished, everything is refused.
+/// hanging, and a store whose `run()` is slow to start says what it is still doing); while it drains, reads go on
+/// and new writes are refused; once finished, everything is refused.
 final class PostgresStoreLifecycle: Sendable {
+    /// What `run()` is doing while the store starts.
+    enum StartPhase: Sendable {
+        case connecting
+        case preparingSchema(String)
+        case loadingIndexes
+
+        var description: String {
+            switch self {
+            case .connecting: "connecting to the server"
+            case .preparingSchema(let schema):
+                "creating schema \(schema)'s tables (under the schema's advisory lock, which another process starting on it may hold)"
+            case .loadingIndexes: "loading the declared indexes"
+            }
+        }
+    }
+
     private enum State {
-        case starting
+        /// Nil until `run()` begins.
+        case starting(StartPhase?)
         case running(ChangeLogPublisher)
         case draining(ChangeLogPublisher)
         case finished(PersistenceError)
     }
 
     private struct Locked {
-        var state = State.starting
+        var state = State.starting(nil)
         var waiters: [UInt64: CheckedContinuation<ChangeLogPublisher, any Error>] = [:]
         var nextWaiter: UInt64 = 0
         var writesInFlight = 0
@@ -44,12 +62,9 @@ final class PostgresStoreLifecycle: Sendable {
         if let publisher = try enter(write: write) { return publisher }
         let publisher = try await withThrowingTaskGroup(of: ChangeLogPublisher.self) { group in
             group.addTask { try await self.waitUntilRunning() }
-            group.addTask { [store] in
+            group.addTask {
                 try await Task.sleep(for: timeout)
-                throw PersistenceError(
-                    .cannotOpen,
-                    "the PostgreSQL store is not running after \(timeout): run it (store.run(), or a ServiceGroup) before using it",
-                    file: store)
+                throw self.notRunning(after: timeout)
             }
             defer { group.cancelAll() }
             return try await group.next()!
@@ -57,6 +72,19 @@ final class PostgresStoreLifecycle: Sendable {
         // It ran, but may have started draining since.
         guard let entered = try enter(write: write) else { return publisher }
         return entered
+    }
+
+    /// Why an operation gave up waiting for the store to start: nothing runs it, or what its `run()` is still doing.
+    private func notRunning(after timeout: Duration) -> PersistenceError {
+        let phase = locked.withLock { locked -> StartPhase? in
+            if case .starting(let phase) = locked.state { return phase }
+            return nil
+        }
+        let why =
+            phase.map { "its run() is still \($0.description)" }
+            ?? "run it (store.run(), or a ServiceGroup) before using it"
+        return PersistenceError(
+            .cannotOpen, "the PostgreSQL store is not running after \(timeout): \(why)", file: store)
     }
 
     /// Ends a write that `begin(write: true, …)` let in.
@@ -117,6 +145,13 @@ final class PostgresStoreLifecycle: Sendable {
     }
 
     // MARK: The run
+
+    /// `run()` has moved on to `phase` of starting the store.
+    func starting(_ phase: StartPhase) {
+        locked.withLock { locked in
+            if case .starting = locked.state { locked.state = .starting(phase) }
+        }
+    }
 
     /// The store is open: operations go ahead.
     func started(_ publisher: ChangeLogPublisher) {

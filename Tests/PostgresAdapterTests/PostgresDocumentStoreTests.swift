@@ -2,6 +2,7 @@ import DocumentStoreKit
 import LiveQueryKit
 import PersistenceKit
 import PostgresAdapter
+import PostgresNIO
 import Testing
 import TetherConcurrency
 import TetherJSON
@@ -63,6 +64,39 @@ struct PostgresDocumentStoreTests {
         }
         #expect(error?.kind == .cannotOpen)
         #expect(error?.message.contains("not running") == true)
+    }
+
+    @Test("A store whose run() cannot finish starting says what it is still doing, and runs once it can")
+    func slowStart() async throws {
+        var configuration = try PostgresTestServer.freshConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        // Another process starting on the same schema holds its advisory lock.
+        let holder = try await PostgresTestServer.connect()
+        let key = "tether:" + configuration.schema
+        let lock: PostgresQuery = "SELECT 'locked' FROM pg_advisory_lock(hashtext(\(key)))"
+        try await PostgresTestServer.execute(lock, on: holder)
+        let store = try PostgresDocumentStore(configuration: configuration)
+        do {
+            try await PostgresTestServer.running(store) { store in
+                let error = await #expect(throws: PersistenceError.self) {
+                    try await store.upsert(["_id": "a"], into: "items")
+                }
+                #expect(error?.kind == .cannotOpen)
+                #expect(
+                    error?.message.contains("its run() is still creating schema \(configuration.schema)'s tables")
+                        == true, "\(String(describing: error))")
+                let unlock: PostgresQuery = "SELECT 'unlocked' FROM pg_advisory_unlock_all()"
+                try await PostgresTestServer.execute(unlock, on: holder)
+                try await eventually { (try? await store.upsert(["_id": "a"], into: "items")) != nil }
+                #expect(try await store.document(id: "a", in: "items") != nil)
+            }
+        } catch {
+            try? await holder.close()
+            try? await PostgresTestServer.dropSchema(of: configuration)
+            throw error
+        }
+        try await holder.close()
+        try await PostgresTestServer.dropSchema(of: configuration)
     }
 
     @Test("After the store has stopped, operations fail with .closed and the change feed has ended")

@@ -64,27 +64,40 @@ enum PostgresTestServer {
         try await execute(PostgresQuery(unsafeSQL: sql))
     }
 
-    /// Runs `query` on a connection of its own; returns the first column of each row, as text.
-    @discardableResult
-    static func execute(_ query: PostgresQuery) async throws -> [String] {
+    static let logger = Logger(label: "tether.tests.postgres")
+
+    /// A connection of its own to the server, for the caller to close.
+    static func connect() async throws -> PostgresConnection {
         let configuration = try PostgresConfiguration(url: try #require(url))
-        let logger = Logger(label: "tether.tests.postgres")
-        let connection = try await PostgresConnection.connect(
+        return try await PostgresConnection.connect(
             configuration: .init(
                 host: configuration.host, port: configuration.port, username: configuration.user,
                 password: configuration.password, database: configuration.database, tls: .disable),
             id: 1, logger: logger)
+    }
+
+    /// Runs `query` on a connection of its own; returns the first column of each row, as text.
+    @discardableResult
+    static func execute(_ query: PostgresQuery) async throws -> [String] {
+        let connection = try await connect()
         do {
-            var lines: [String] = []
-            for try await row in try await connection.query(query, logger: logger) {
-                lines.append(try row.decode(String?.self) ?? "NULL")
-            }
+            let lines = try await execute(query, on: connection)
             try await connection.close()
             return lines
         } catch {
             try? await connection.close()
             throw error
         }
+    }
+
+    /// Runs `query` on `connection`; returns the first column of each row, as text.
+    @discardableResult
+    static func execute(_ query: PostgresQuery, on connection: PostgresConnection) async throws -> [String] {
+        var lines: [String] = []
+        for try await row in try await connection.query(query, logger: logger) {
+            lines.append(try row.decode(String?.self) ?? "NULL")
+        }
+        return lines
     }
 
     /// PostgreSQL's plan for `query` as the store compiles it, one line per plan node.
