@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import Testing
+import TetherConcurrency
 
 /// A Swift Testing trait that runs each test on a thread of its own instead of one of Swift concurrency's
 /// cooperative threads, of which there are as many as cores.
@@ -9,9 +10,10 @@ public import Testing
 /// thread for as long as it runs. On a cooperative thread that starves every async test beside it: on a 2-core
 /// machine, two such tests at once stop all of Swift concurrency, and an async test waiting 10 seconds for a
 /// delivery times out through no fault of its own. Under this trait the test runs in the same task, with its task
-/// locals and issue reporting intact, on a task executor backed by a concurrent dispatch queue of its own, whose
-/// threads are not the cooperative pool's. Tasks the test starts with `Task {}` inherit that executor, so nothing
-/// the test waits for can queue up behind it.
+/// locals and issue reporting intact, on a task executor that runs each job on a serial dispatch queue of its own,
+/// which libdispatch serves from its overcommitting threads, not the cooperative pool's: a thread is there even while
+/// every other one blocks. Tasks the test starts with `Task {}` inherit that executor, so nothing the test waits for
+/// can queue up behind it.
 ///
 /// No more tests under this trait run at once than the machine has cores (the others wait, suspended): as many as
 /// the cooperative pool let run before, so that moving them off it does not oversubscribe the processor and slow
@@ -32,7 +34,7 @@ public struct DedicatedThreadTrait: TestTrait, SuiteTrait, TestScoping {
 
     /// Whether the caller runs on the thread of a test under this trait.
     public static var isCurrent: Bool {
-        DispatchQueue.getSpecific(key: DispatchQueueTaskExecutor.marker) != nil
+        DispatchQueueExecutor.current == .perJob
     }
 
     /// Runs the test with a preference for an executor on a dispatch queue of its own, once one of the slots is free.
@@ -43,7 +45,7 @@ public struct DedicatedThreadTrait: TestTrait, SuiteTrait, TestScoping {
         guard !Self.isCurrent else { return try await function() }
         await Self.slots.acquire()
         defer { Self.slots.release() }
-        let executor = DispatchQueueTaskExecutor(label: "tether.test.\(test.name)")
+        let executor = DispatchQueueExecutor(label: "tether.test.\(test.name)", queues: .perJob)
         try await withTaskExecutorPreference(executor) {
             try await function()
         }
