@@ -69,6 +69,9 @@ final class StreamBuffer<Payload: Sendable>: Sendable {
     }
 
     let state = LockedValue(State())
+    /// Formed once: a key path written in a generic type is instantiated each time it is evaluated (see
+    /// `takeOrPark`).
+    let waiterSlot = \State.waiter
 
     func offer(_ delivery: Delivery<Payload>, _ signal: SignalNext) {
         let resume = state.withLock { state -> (CheckedContinuation<Delivery<Payload>?, Never>, Delivery<Payload>)? in
@@ -90,7 +93,7 @@ final class StreamBuffer<Payload: Sendable>: Sendable {
 
     /// The delivery waiting, or the next one offered; nil once finished.
     func next() async -> Delivery<Payload>? {
-        await state.takeOrPark(\.waiter) { state -> Delivery<Payload>?? in
+        await state.takeOrPark(waiterSlot) { state -> Delivery<Payload>?? in
             if let (delivery, signal) = state.ready.take() {
                 state.signalForPrevious = signal
                 return .some(delivery)

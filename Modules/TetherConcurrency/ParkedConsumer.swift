@@ -16,11 +16,18 @@
 extension LockedValue where Value: Sendable {
     /// Returns what `take` finds ready (it runs under the lock, and may change the state), or else parks the calling
     /// task in `slot` until a producer resumes it. At most one task may be parked: parking a second is a bug.
+    ///
+    /// What is ready is returned without suspending: a continuation resumed at once would still suspend the task and
+    /// schedule it again, a trip through its executor (13 µs a call on these Linux machines when idle, against 8 ns).
+    ///
+    /// In a generic type, pass a key path stored once: one written at the call (`\.waiter`) is instantiated at each
+    /// call there (3.4 µs idle, 25–35 µs measured at `snapshots()`' hand-over under a benchmark's load).
     package func takeOrPark<Element: Sendable>(
         _ slot: WritableKeyPath<Value, CheckedContinuation<Element, Never>?>,
         take: (inout Value) -> Element?
     ) async -> Element {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Element, Never>) in
+        if let ready = withLock({ take(&$0) }) { return ready }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Element, Never>) in
             let ready = withLock { value -> Element? in
                 if let element = take(&value) { return element }
                 assert(value[keyPath: slot] == nil, "a second consumer parked at one hand-over point")
@@ -47,11 +54,12 @@ extension LockedValue where Value: Sendable {
     /// The waiting side of an admission queue (a semaphore, a gate taking turns): returns at once when `admit` (under
     /// the lock) lets the caller in, or else appends `entry(continuation)` to the queue in the state and suspends
     /// until a releaser takes the entry out (under the lock) and resumes it (outside). Many may wait; they are kept
-    /// in arrival order.
+    /// in arrival order. Admitted at once, the caller does not suspend (see ``takeOrPark(_:take:)``).
     package func admitOrQueue<Entry>(
         _ queue: WritableKeyPath<Value, [Entry]>, admit: (inout Value) -> Bool,
         entry: (CheckedContinuation<Void, Never>) -> Entry
     ) async {
+        if withLock({ admit(&$0) }) { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let admitted = withLock { value -> Bool in
                 if admit(&value) { return true }
