@@ -90,13 +90,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
             let snapshots = {
                 try await tether("Tether snapshots()", run * 4 * count + 2 * count) { consumer in
                     let snapshots = try fixture.tetherQuery(store).snapshots()
-                    Task {
-                        for try await snapshot in snapshots {
-                            consumer.received(newestSeq(snapshot.documents))
-                            try await Task.sleep(for: .milliseconds(10))
-                            consumer.free()
-                        }
-                    }
+                    Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
                     return snapshots
                 }
             }
@@ -107,13 +101,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 }
                 let consumer = Consumer()
                 let values = Fixture.grdbObservation().values(in: pool, bufferingPolicy: .bufferingNewest(1))
-                let task = Task {
-                    for try await documents in values {
-                        consumer.received(newestSeq(documents))
-                        try await Task.sleep(for: .milliseconds(10))
-                        consumer.free()
-                    }
-                }
+                let task = Task { try await consumeSlowly(values, consumer) { newestSeq($0) } }
                 try await waitUntil { consumer.deliveries > 0 }
                 let figures = try await consumer.measure(count: count, seqBase: seqBase + count) { i, seq in
                     try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
@@ -124,6 +112,22 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
             try await rotating(run, [signalling, snapshots, grdb])
         }
         summary.printSummary()
+    }
+}
+
+/// The slow consumer of an async sequence, the same on both sides: takes an element, notes its newest seq, lets go of
+/// it, works 10 ms (without blocking a thread), then asks for the next. Letting go before the work puts freeing the
+/// element in the consumer's own time on both sides alike: left to the optimizer, a `for try await` loop freed GRDB's
+/// arrays before its sleep and Tether's snapshots after it, on the measured path (16–27 µs for 100 documents).
+func consumeSlowly<Elements: AsyncSequence>(
+    _ elements: Elements, _ consumer: Consumer, newest: (Elements.Element) -> Int
+) async throws {
+    var iterator = elements.makeAsyncIterator()
+    while let element = try await iterator.next() {
+        consumer.received(newest(element))
+        _ = consume element  // its lifetime ends here, whatever the optimizer would have chosen
+        try await Task.sleep(for: .milliseconds(10))
+        consumer.free()
     }
 }
 
