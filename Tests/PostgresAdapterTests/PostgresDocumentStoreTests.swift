@@ -69,15 +69,23 @@ struct PostgresDocumentStoreTests {
     @Test("A store whose run() cannot finish starting says what it is still doing, and runs once it can")
     func slowStart() async throws {
         var configuration = try PostgresTestServer.freshConfiguration()
-        configuration.connectTimeout = .milliseconds(300)
+        // Also how long opening the store's connection may take: short, yet not so short that a loaded machine
+        // fails to connect at all.
+        configuration.connectTimeout = .seconds(3)
         // Another process starting on the same schema holds its advisory lock.
         let holder = try await PostgresTestServer.connect()
         let key = "tether:" + configuration.schema
         let lock: PostgresQuery = "SELECT 'locked' FROM pg_advisory_lock(hashtext(\(key)))"
         try await PostgresTestServer.execute(lock, on: holder)
+        // The store's run() waiting for that lock (a bigint key's low 32 bits are the lock's objid).
+        let waiting: PostgresQuery = """
+            SELECT count(*)::text FROM pg_locks WHERE locktype = 'advisory' AND NOT granted \
+            AND objid = (hashtext(\(key))::bigint & 4294967295)::oid
+            """
         let store = try PostgresDocumentStore(configuration: configuration)
         do {
             try await PostgresTestServer.running(store) { store in
+                try await eventually { try await PostgresTestServer.execute(waiting, on: holder) == ["1"] }
                 let error = await #expect(throws: PersistenceError.self) {
                     try await store.upsert(["_id": "a"], into: "items")
                 }
