@@ -46,6 +46,11 @@ struct InspectorBrowserTests {
         #expect(dom.contains("<li data-service=\"api\">api: 0 events, 0 resources released</li>"))
         #expect(dom.contains("closure owned by ProfileScreen, ExecutorDeliveryPolicy, "))
         #expect(dom.contains("<td data-field=\"commit\">5 of 5</td>"))
+        // The store's statistics, each from its field of the API's document (a misspelt field would show nothing).
+        for field in ["reruns", "computedAhead", "quietCatchUps"] {
+            #expect(dom.contains("<td data-field=\"\(field)\" class=\"number\">0</td>"), "\(field) shown")
+        }
+        #expect(dom.contains("<td data-field=\"deferrals\" class=\"number\">"))
         #expect(dom.contains("busy, waiting: 5 documents (120 B) at commit 5, 0 s old, 2 commits behind"))
         #expect(dom.contains("<li>\(InspectorScenario.base)/kept</li>"), "kept only from outside")
         withExtendedLifetime(scenario) {}

@@ -190,8 +190,13 @@ function renderQueries(document_) {
     }
     const s = store.statistics;
     const row = document.createElement("tr");
-    for (const value of [named.name, store.lastCommit, s.observers, s.queries, s.evaluations, s.incrementalUpdates,
-      s.deferrals, s.failures, s.retries]) cell(row, value);
+    cell(row, named.name);
+    // Reruns by reason add up to the evaluations that ran a query again (the API has each reason).
+    const reruns = Object.values(s.reruns).reduce((sum, count) => sum + count, 0);
+    for (const [field, value] of [["lastCommit", store.lastCommit], ["observers", s.observers], ["queries", s.queries],
+      ["evaluations", s.evaluations], ["reruns", reruns], ["incrementalUpdates", s.incrementalUpdates],
+      ["deferrals", s.deferrals], ["computedAhead", s.computedAhead], ["quietCatchUps", s.quietCatchUps],
+      ["failures", s.failures], ["retries", s.retries]]) cell(row, value, { field, className: "number" });
     statistics.push(row);
   }
   replaceRows("queries", rows);
