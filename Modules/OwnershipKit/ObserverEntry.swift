@@ -97,14 +97,14 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
     }
 
     /// An owner alive right now — an external one, else the observer's own object when it owns itself — retained by
-    /// the result; nil when none is. Loads weak references: under the table's lock, only the returned reference may
-    /// be created, and the caller releases it outside.
+    /// the result, with the entry's weak reference to it; nil when none is. Loads weak references: under the table's
+    /// lock, only the returned reference may be created, and the caller releases it outside.
     @inlinable
-    func anyLiveOwner() -> AnyObject? {
+    func anyLiveOwnerAndReference() -> (alive: AnyObject, reference: WeakReference)? {
         for owner in owners {
-            if let alive = owner.object { return alive }
+            if let alive = owner.object { return (alive, owner) }
         }
-        if isSelfOwned, let alive = object?.object { return alive }
+        if isSelfOwned, let object, let alive = object.object { return (alive, object) }
         return nil
     }
 

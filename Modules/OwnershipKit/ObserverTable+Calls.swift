@@ -27,13 +27,14 @@ extension ObserverTable {
     /// external owner, or the observer itself when it owns itself. That owner is kept alive until `body` returns,
     /// and a removal that ends the observer meanwhile waits for `body` to return (unless the removal is made from
     /// inside a callback). `body` runs marked as delivering, so removals made from inside it never wait.
+    ///
+    /// When the owner it kept alive dies as the call returns — every other reference to it was dropped meanwhile —
+    /// the observer is ended there and then, as a sweep would end it: a sweep that looked at it during the call saw
+    /// the owner alive, and no later one may come (no commit, no notification).
     @inlinable
     public func withLiveObserver<Result>(_ id: ObserverID, _ body: () throws -> Result) rethrows -> Result? {
-        guard let admitted = admit(id) else { return nil }
-        defer {
-            admitted.gate.exit()
-            withExtendedLifetime(admitted.keepAlive) {}
-        }
+        guard var call = admit(id) else { return nil }
+        defer { end(&call) }
         return try DeliveryContext.delivering(body)
     }
 
@@ -43,11 +44,8 @@ extension ObserverTable {
     public func withLiveObserver<Result>(
         _ id: ObserverID, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Result
     ) async rethrows -> Result? {
-        guard let admitted = admit(id) else { return nil }
-        defer {
-            admitted.gate.exit()
-            withExtendedLifetime(admitted.keepAlive) {}
-        }
+        guard var call = admit(id) else { return nil }
+        defer { end(&call) }
         return try await DeliveryContext.deliveringAsynchronously(body)
     }
 
@@ -56,7 +54,7 @@ extension ObserverTable {
     public func isObserving(_ id: ObserverID) -> Bool {
         // The only strong reference made under the lock is the one returned, released here outside it.
         let alive = state.withLock { state -> AnyObject? in
-            state.index(of: id.rawValue).flatMap { state.entries[$0].anyLiveOwner() }
+            state.index(of: id.rawValue).flatMap { state.entries[$0].anyLiveOwnerAndReference()?.alive }
         }
         return alive != nil
     }
@@ -84,16 +82,35 @@ extension ObserverTable {
 
     // MARK: The mechanism
 
+    /// A call begun by ``admit(_:)``: the entry's gate it entered, and the owner it keeps alive until ``end(_:)``.
+    @usableFromInline
+    struct LiveCall {
+        @usableFromInline let id: ObserverID
+        @usableFromInline let gate: CallGate
+        /// The live owner, held strongly for the call's duration.
+        @usableFromInline var keepAlive: AnyObject?
+        /// The entry's weak reference to that owner: whether it outlived the call.
+        @usableFromInline let owner: WeakReference
+
+        @inlinable
+        init(id: ObserverID, gate: CallGate, keepAlive: AnyObject, owner: WeakReference) {
+            self.id = id
+            self.gate = gate
+            self.keepAlive = keepAlive
+            self.owner = owner
+        }
+    }
+
     /// Under the lock: begins a call of `id` and takes a live owner, or, when every owner is dead, ends the entry.
     @inlinable
-    func admit(_ id: ObserverID) -> (gate: CallGate, keepAlive: AnyObject)? {
+    func admit(_ id: ObserverID) -> LiveCall? {
         var graveyard = Graveyard<Observer>()
-        let (admitted, outcome) = state.withLock { state -> ((gate: CallGate, keepAlive: AnyObject)?, Outcome) in
+        let (admitted, outcome) = state.withLock { state -> (LiveCall?, Outcome) in
             var outcome = Outcome()
             guard let index = state.index(of: id.rawValue) else { return (nil, outcome) }
             let gate = state.entries[index].life
             // The only strong reference made under the lock is `alive`: returned, or set aside, never released here.
-            guard let alive = state.entries[index].anyLiveOwner() else {
+            guard let (alive, owner) = state.entries[index].anyLiveOwnerAndReference() else {
                 _ = state.settle(at: index, &graveyard, &outcome)
                 state.claimDrain(&outcome)
                 return (nil, outcome)
@@ -103,10 +120,27 @@ extension ObserverTable {
                 graveyard.keep(alive)
                 return (nil, outcome)
             }
-            return ((gate, alive), outcome)
+            return (LiveCall(id: id, gate: gate, keepAlive: alive, owner: owner), outcome)
         }
         finish(outcome)
         return admitted
+    }
+
+    /// Ends a call: lets the owner go, outside any lock — its `deinit` may run here — and, if it died, settles the
+    /// entry, which ends it when no other owner is alive.
+    @inlinable
+    func end(_ call: inout LiveCall) {
+        call.gate.exit()
+        call.keepAlive = nil
+        guard call.owner.object == nil else { return }
+        var graveyard = Graveyard<Observer>()
+        let outcome = state.withLock { state in
+            var outcome = Outcome()
+            if let index = state.index(of: call.id.rawValue) { _ = state.settle(at: index, &graveyard, &outcome) }
+            state.claimDrain(&outcome)
+            return outcome
+        }
+        finish(outcome)
     }
 
     /// Under the lock: ends entry `id`; returns what the caller must finish.

@@ -118,6 +118,8 @@ struct DeliveryMomentTests {
         queue.sync {}
         #expect(ownerAliveDuringCall.withLock { $0 } == true, "the call kept its owner alive")
         #expect(watch.hasDied, "the owner's deinit ran once the call returned")
+        // No sweep, no notification: the call that kept the owner alive ended the observer as it returned.
+        #expect(fixture.stopped.all.count == 1, "the observation ended as the call returned")
         fixture.table.notify(2)
         queue.sync {}
         #expect(watch.calls == 1)
