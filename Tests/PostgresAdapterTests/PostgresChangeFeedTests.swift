@@ -5,11 +5,13 @@ import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 
 /// The change feed across stores that share a schema — as processes on several machines would. Each store here has
 /// its own pool, listener and publisher, exactly as in another process; the three-process tests run real ones.
 @Suite(
     "PostgreSQL: commits reach every store on the schema, in order, none lost", PostgresTestServer.required,
+    .needsProcessorTime,
     .timeLimit(.minutes(2)))
 struct PostgresChangeFeedTests {
     /// Records the commit numbers a feed publishes, inline, in order.

@@ -7,9 +7,11 @@ import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 
 @Suite(
     "PostgresDocumentStore: the document-store conformance suite on a real server", PostgresTestServer.required,
+    .needsProcessorTime,
     .timeLimit(.minutes(2)))
 struct PostgresDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)

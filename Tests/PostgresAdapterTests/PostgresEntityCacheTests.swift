@@ -4,10 +4,11 @@ import PersistenceKit
 import PostgresAdapter
 import Testing
 import TetherTesting
+import TetherTestingTraits
 
 @Suite(
     "PostgresEntityCache: the entity-cache conformance suite, and one cache shared by instances",
-    PostgresTestServer.required, .timeLimit(.minutes(2)))
+    PostgresTestServer.required, .needsProcessorTime, .timeLimit(.minutes(2)))
 struct PostgresEntityCacheTests {
     /// Runs `body` with a cache on a fresh schema, on a dispatch queue (the cache waits for the server there, as
     /// under `PersistentCache`); drops the schema afterwards.

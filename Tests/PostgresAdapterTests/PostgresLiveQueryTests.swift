@@ -3,10 +3,13 @@ import LiveQueryKit
 import PostgresAdapter
 import Testing
 import TetherJSON
+import TetherTestingTraits
 
 /// Live queries on PostgreSQL, unchanged for the user: a `Store` over a `PostgresDocumentStore` observes commits made
 /// by another store on the same schema — another process, as far as it can tell.
-@Suite("PostgreSQL: live queries see other stores' commits", PostgresTestServer.required, .timeLimit(.minutes(2)))
+@Suite(
+    "PostgreSQL: live queries see other stores' commits", PostgresTestServer.required, .needsProcessorTime,
+    .timeLimit(.minutes(2)))
 struct PostgresLiveQueryTests {
     /// The writes, in commit order: upserts moving documents between groups, and removals.
     static let writes: [(id: String, group: String?)] = (0..<60).map { index in

@@ -4,9 +4,12 @@ import PostgresAdapter
 import Testing
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 
 /// Real processes sharing a schema only through the server: `tether-postgres-probe`, built beside this bundle.
-@Suite("PostgreSQL: processes that share only the server", PostgresTestServer.required, .timeLimit(.minutes(2)))
+@Suite(
+    "PostgreSQL: processes that share only the server", PostgresTestServer.required, .needsProcessorTime,
+    .timeLimit(.minutes(2)))
 struct PostgresProcessTests {
     static func probe(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProbeProcess {
         try ProbeProcess(executable: "tether-postgres-probe", arguments, in: directory)

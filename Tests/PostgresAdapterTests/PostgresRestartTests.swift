@@ -5,11 +5,14 @@ import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 
 /// The server restarted while one store writes and another observes — on a cluster of the test's own, so that the
 /// other suites' server stays up. Every connection breaks: the pools and the listener connect again, and the
 /// listener catches up from the change log, so nothing committed before, during or after is lost.
-@Suite("PostgreSQL: the server restarted mid-stream", PostgresTestServer.required, .timeLimit(.minutes(3)))
+@Suite(
+    "PostgreSQL: the server restarted mid-stream", PostgresTestServer.required, .needsProcessorTime,
+    .timeLimit(.minutes(3)))
 struct PostgresRestartTests {
     @Test(
         "The server stops and starts while a store writes: the other store's feed has every commit, in order, each once, and its live query ends on the final state"

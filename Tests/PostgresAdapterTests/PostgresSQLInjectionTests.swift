@@ -4,11 +4,12 @@ import PostgresAdapter
 import PostgresNIO
 import Testing
 import TetherJSON
+import TetherTestingTraits
 
 /// Security: no user text is ever part of PostgreSQL's SQL. Every value, pattern and field name a query holds travels
 /// as a bound parameter; the SQL text is built from fixed fragments, the schema's checked name, and the paths of
 /// indexes the application declared — which `DocumentPath` limits to letters, digits, `_` and `-`.
-@Suite("PostgreSQL: SQL is never built from user text")
+@Suite("PostgreSQL: SQL is never built from user text", .needsProcessorTime)
 struct PostgresSQLInjectionTests {
     static let hostile = [
         "'; DROP TABLE tether_documents; --", "\" OR 1=1 --", "x') OR ('1'='1", "1; SELECT pg_sleep(10)", "a\"b",
