@@ -254,9 +254,10 @@ final class LiveQueryEngine: Sendable {
             var consumer: EngineInbox.Consumer?
             var waiters: [CheckedContinuation<Void, Never>] = []
         }
-        registration.published.withLock { $0 }?.remove(registration)
         let released = state.withLock { state -> Released? in
             guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
+            // Under the lock under which `start` joined it, if it did.
+            registration.published.withLock { $0.take() }?.remove(registration)
             state.inbox.remove(registration)
             var released = Released()
             if var evaluation = state.evaluations[registration.query] {
@@ -426,7 +427,9 @@ final class LiveQueryEngine: Sendable {
 
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
     func start(_ registration: Registration) async {
-        let joined = state.withLock { state -> (PublishedResult, known: Snapshot?)? in
+        // The clock is read before the lock, which stays short.
+        let now = anticipatesSignals ? timeSource.elapsed : nil
+        let started = state.withLock { state -> Snapshot?? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
             guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 })
             else {
@@ -439,15 +442,16 @@ final class LiveQueryEngine: Sendable {
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
             registration.published.withLock { $0 = evaluation.published }
-            let known =
-                evaluation.isEvaluated
+            // Joined under the lock that checked it is registered, which unregister takes to leave: it leaves after
+            // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
+            // holding each other — and its lane and handler — for good.
+            evaluation.published.join(registration, idle: !evaluation.isEvaluated, at: now)
+            return evaluation.isEvaluated
                 ? Snapshot.documents(
                     evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),
                     content: evaluation.content) : nil
-            return (evaluation.published, known)
         }
-        guard let (published, known) = joined else { return }
-        published.join(registration, idle: known == nil)
+        guard let known = started else { return }  // not started: stopped while it waited
         if let known {
             handOut(known, to: [registration])
         } else {

@@ -93,9 +93,9 @@ final class PublishedResult: Sendable {
     }
 
     /// A new observer: it takes the query's current result now (it is counted as having the latest), or — `idle`,
-    /// the query not yet evaluated — waits for the first.
-    func join(_ registration: Registration, idle: Bool) {
-        let now = moment
+    /// the query not yet evaluated — waits for the first. `now` is the moment (nil when signals are not
+    /// anticipated), read by the caller before it takes the engine's lock, under which it joins.
+    func join(_ registration: Registration, idle: Bool, at now: Duration?) {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
             if idle {
