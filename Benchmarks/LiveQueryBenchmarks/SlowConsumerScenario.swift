@@ -9,7 +9,8 @@ import TetherConcurrency
 /// back-pressure idiom: Tether's `observeLocalWithNextSignal` (the next result once the handler signals) and its
 /// `snapshots()` (an async sequence: asking for the next element is the signal), GRDB's
 /// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value). Each run
-/// also times the same commits with nothing observed: the writer's overhead.
+/// also times the same commits with nothing observed, before and after the observed ones: the writer's overhead is
+/// measured against the mean of the two, so that a drift of the machine or the file during the run cancels out.
 func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
@@ -44,7 +45,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
         for run in 0..<runs {
             /// Each Tether side writes seq numbers of its own: the result's newest seq tells its final state.
             let tether = { (side: String, seqBase: Int, observe: (Consumer) throws -> any ObservationCancellable) in
-                let unobserved = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
+                let unobservedBefore = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
                     try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
                 }
                 let consumer = Consumer()
@@ -62,7 +63,6 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 let end = atEnd.withLock { $0 } ?? after
                 record("\(side) results computed after the last commit", resultsComputed(after) - resultsComputed(end))
                 record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
-                recordFigures(side, figures, unobserved)
                 record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
                 record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
                 record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
@@ -71,9 +71,13 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                     record("\(side) held high-water", liveQuery.deliveryStatistics.heldHighWater)
                 }
                 observation.cancel()
+                let unobservedAfter = try await timedWrites(count: count, seqBase: seqBase + 2 * count) { i, seq in
+                    try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
+                }
+                recordFigures(side, figures, (unobservedBefore + unobservedAfter) / 2)
             }
             let signalling = {
-                try await tether("Tether", run * 4 * count) { consumer in
+                try await tether("Tether", run * 6 * count) { consumer in
                     let handlerQueue = DispatchQueue(label: "tether")
                     return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
                         documents, _, signalNext in
@@ -88,15 +92,15 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
             // The same consumer as GRDB's below: a task that sleeps 10 ms per element. A snapshot sequence holds at
             // most one result, the latest, by construction.
             let snapshots = {
-                try await tether("Tether snapshots()", run * 4 * count + 2 * count) { consumer in
+                try await tether("Tether snapshots()", run * 6 * count + 3 * count) { consumer in
                     let snapshots = try fixture.tetherQuery(store).snapshots()
                     Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
                     return snapshots
                 }
             }
             let grdb = {
-                let seqBase = run * 2 * count
-                let unobserved = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
+                let seqBase = run * 3 * count
+                let unobservedBefore = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
                     try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
                 }
                 let consumer = Consumer()
@@ -106,8 +110,13 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 let figures = try await consumer.measure(count: count, seqBase: seqBase + count) { i, seq in
                     try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
                 }
-                recordFigures("GRDB", figures, unobserved)
                 task.cancel()
+                // Unobserved once the consumer's task has ended, so that it no longer fetches.
+                _ = await task.result
+                let unobservedAfter = try await timedWrites(count: count, seqBase: seqBase + 2 * count) { i, seq in
+                    try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
+                }
+                recordFigures("GRDB", figures, (unobservedBefore + unobservedAfter) / 2)
             }
             try await rotating(run, [signalling, snapshots, grdb])
         }
