@@ -45,9 +45,12 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
         for run in 0..<runs {
             /// Each Tether side writes seq numbers of its own: the result's newest seq tells its final state.
             let tether = { (side: String, seqBase: Int, observe: (Consumer) throws -> any ObservationCancellable) in
-                let unobservedBefore = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
-                    try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
+                let unobserved = { (base: Int) in
+                    try await timedWrites(count: count, seqBase: base) { i, seq in
+                        try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
+                    }
                 }
+                let unobservedBefore = try await unobserved(seqBase)
                 let consumer = Consumer()
                 let observation = try observe(consumer)
                 try await waitUntil { consumer.deliveries > 0 }
@@ -71,9 +74,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                     record("\(side) held high-water", liveQuery.deliveryStatistics.heldHighWater)
                 }
                 observation.cancel()
-                let unobservedAfter = try await timedWrites(count: count, seqBase: seqBase + 2 * count) { i, seq in
-                    try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
-                }
+                let unobservedAfter = try await unobserved(seqBase + 2 * count)
                 recordFigures(side, figures, (unobservedBefore + unobservedAfter) / 2)
             }
             let signalling = {
@@ -100,9 +101,12 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
             }
             let grdb = {
                 let seqBase = run * 3 * count
-                let unobservedBefore = try await timedWrites(count: count, seqBase: seqBase) { i, seq in
-                    try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
+                let unobserved = { (base: Int) in
+                    try await timedWrites(count: count, seqBase: base) { i, seq in
+                        try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
+                    }
                 }
+                let unobservedBefore = try await unobserved(seqBase)
                 let consumer = Consumer()
                 let values = Fixture.grdbObservation().values(in: pool, bufferingPolicy: .bufferingNewest(1))
                 let task = Task { try await consumeSlowly(values, consumer) { newestSeq($0) } }
@@ -113,9 +117,7 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
                 task.cancel()
                 // Unobserved once the consumer's task has ended, so that it no longer fetches.
                 _ = await task.result
-                let unobservedAfter = try await timedWrites(count: count, seqBase: seqBase + 2 * count) { i, seq in
-                    try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
-                }
+                let unobservedAfter = try await unobserved(seqBase + 2 * count)
                 recordFigures("GRDB", figures, (unobservedBefore + unobservedAfter) / 2)
             }
             try await rotating(run, [signalling, snapshots, grdb])
