@@ -1,8 +1,10 @@
+import Dispatch
 import TetherConcurrency
 
 /// A gate a test holds an asynchronous call at: the call ``pass()``es (and is held), the test waits until it
 /// ``isReached``, does what must happen while the call is held, then ``open()``s. Once open, later passes go
-/// straight through.
+/// straight through. A synchronous call, on a thread of its own (a dispatch queue, never Swift concurrency's),
+/// passes with ``passBlocking()``.
 ///
 /// ```swift
 /// let gate = AsyncGate()
@@ -14,6 +16,8 @@ import TetherConcurrency
 public final class AsyncGate: Sendable {
     private let reached = OneShot<Void>()
     private let opened = OneShot<Void>()
+    /// Wakes the threads blocked in ``passBlocking()``, one after the other.
+    private let released = DispatchSemaphore(value: 0)
 
     /// Makes a closed gate.
     public init() {}
@@ -24,9 +28,20 @@ public final class AsyncGate: Sendable {
         await opened.wait()
     }
 
+    /// ``pass()`` for a synchronous call: blocks its thread until the gate is open (returns at once, if it is).
+    public func passBlocking() {
+        guard !opened.hasFired else { return }
+        reached.fire()
+        released.wait()
+        released.signal()  // the next blocked thread, if any
+    }
+
     /// Whether a call has reached the gate.
     public var isReached: Bool { reached.hasFired }
 
     /// Opens the gate: the held call, and every later one, goes on.
-    public func open() { opened.fire() }
+    public func open() {
+        opened.fire()
+        released.signal()
+    }
 }

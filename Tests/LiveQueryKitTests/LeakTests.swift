@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import LiveQueryKit
 import Testing
@@ -47,18 +46,18 @@ struct LeakTests {
     @Test("A live query stopped while the engine starts it is freed, its handler with it")
     func stoppedWhileStarting() async throws {
         // The engine reads the clock as it starts an observer; this one holds it there while the test stops it.
-        let clock = HeldClock()
+        let clock = HeldTimeSource(base: ManualTimeSource())
         let tracker = LeakTracker()
         let store = Store.inMemory(timeSource: clock)
         do {
             let captured = tracker.track(Screen(), "object the handler captures")
-            clock.holdNextRead()
+            let gate = clock.holdNextElapsedRead()
             let liveQuery = try store.collection("items").findAll().observeLocal { _, _ in
                 withExtendedLifetime(captured) {}
             }
-            await clock.reached()
+            try await eventually { gate.isReached }
             await liveQuery.stop()
-            clock.release()
+            gate.open()
         }
         let survivors = await tracker.survivors(waitingUpTo: .seconds(10))
         #expect(survivors.isEmpty, "still alive: \(survivors)")
@@ -108,41 +107,4 @@ struct LeakTests {
             $0 = nil
         }
     }
-}
-
-/// The system clock, except that the first reading of `elapsed` after ``holdNextRead()`` waits on its thread until
-/// ``release()``.
-final class HeldClock: TimeSource {
-    private let armed = LockedValue(false)
-    private let arrived = DispatchSemaphore(value: 0)
-    private let gate = DispatchSemaphore(value: 0)
-
-    var now: Date { SystemTimeSource().now }
-
-    var elapsed: Duration {
-        if armed.withLock({ armed in
-            defer { armed = false }
-            return armed
-        }) {
-            arrived.signal()
-            gate.wait()  // on the engine's own queue, never Swift concurrency's threads
-        }
-        return SystemTimeSource().elapsed
-    }
-
-    func sleep(for duration: Duration) async throws { try await SystemTimeSource().sleep(for: duration) }
-
-    func holdNextRead() { armed.withLock { $0 = true } }
-
-    /// Suspends until a reading is held.
-    func reached() async {
-        await withCheckedContinuation { continuation in
-            DispatchQueue.global().async {
-                self.arrived.wait()
-                continuation.resume()
-            }
-        }
-    }
-
-    func release() { gate.signal() }
 }
