@@ -1,11 +1,6 @@
+public import Foundation
 public import TetherClock
 import TetherConcurrency
-
-#if canImport(FoundationEssentials)
-public import FoundationEssentials
-#else
-public import Foundation
-#endif
 
 /// A time source whose next reading of `elapsed` a test can hold at a gate: to stop the code that reads it at that
 /// very moment (the live-query engine reads the clock as it starts an observer), do something meanwhile, and let it
