@@ -322,8 +322,8 @@ let package = Package(
         .testTarget(
             name: "URLSessionAdapterTests",
             dependencies: [
-                "URLSessionAdapter", "TransportKit", "TransportConformance", "TetherTestingTraits",
-                .product(name: "InMemoryLogging", package: "swift-log"),
+                "URLSessionAdapter", "TransportKit", "TransportConformance", "TetherConcurrency", "TetherTesting",
+                "TetherTestingTraits", .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/URLSessionAdapterTests"
         ),
@@ -416,7 +416,7 @@ let package = Package(
             dependencies: [
                 "TetherInspector", "ResourceKit", "LiveQueryKit", "OwnershipKit", "TransportKit", "TetherClock",
                 "TetherJSON", "MemoryPressureKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                "URLSessionAdapter", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/TetherInspectorTests"

@@ -59,7 +59,8 @@ public struct ProcessorShareTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == ProcessorShareTrait {
-    /// Keeps every core busy on purpose: never runs beside a test marked ``needsProcessorTime``.
+    /// Keeps every core busy on purpose — or holds up something else every test shares, such as FoundationNetworking's
+    /// process-wide queue: never runs beside a test marked ``needsProcessorTime``.
     public static var loadsEveryCore: Self { ProcessorShareTrait(.loadsEveryCore) }
 
     /// Has deadlines that assume a fair share of the processor: never runs beside a test marked ``loadsEveryCore``.

@@ -18,14 +18,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
         self.maxResponseSize = maxResponseSize
     }
 
-    func register(
-        _ task: URLSessionDataTask, for request: TransportRequest, progress: TransportProgressHandler?
-    ) -> URLSessionExchange {
-        let exchange = URLSessionExchange(task: task, request: request, progress: progress) { [weak self] identifier in
-            _ = self?.exchanges.withLock { $0.removeValue(forKey: identifier) }
+    /// Runs `task` for `exchange`, and routes the task's callbacks to it until it completes. Call it on the
+    /// transport's queue for calls into the session: resuming or cancelling a task waits for the session's work queue.
+    func start(_ exchange: URLSessionExchange, on task: URLSessionDataTask) {
+        let identifier = task.taskIdentifier
+        exchanges.withLock { $0[identifier] = exchange }
+        if !exchange.start(task) {
+            _ = exchanges.withLock { $0.removeValue(forKey: identifier) }
         }
-        exchanges.withLock { $0[task.taskIdentifier] = exchange }
-        return exchange
     }
 
     private func exchange(for task: URLSessionTask) -> URLSessionExchange? {
@@ -94,6 +94,6 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, Sendable {
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        exchange(for: task)?.complete(error)
+        exchanges.withLock { $0.removeValue(forKey: task.taskIdentifier) }?.complete(error)
     }
 }

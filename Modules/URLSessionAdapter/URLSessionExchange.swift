@@ -6,8 +6,12 @@ import TransportKit
 import FoundationNetworking
 #endif
 
-/// One request's life in the session: the continuation to resume exactly once, the body received so far, the
-/// deadline timer, and why it ended early (cancelled, timed out, too large, too many redirects).
+/// One request's life in the session: the continuation to resume exactly once, the task once it is made, the body
+/// received so far, the deadline timer, and why it ended early (cancelled, timed out, too large, too many redirects).
+///
+/// An early end resumes the caller at once, whatever FoundationNetworking is doing: cancelling the task waits for the
+/// session's work queue, so it is handed to the transport's queue for calls into the session (`sessionCalls`), and
+/// what the task reports after that is dropped.
 final class URLSessionExchange: Sendable {
     enum EarlyEnd: Sendable {
         case cancelled
@@ -19,6 +23,7 @@ final class URLSessionExchange: Sendable {
 
     private struct State {
         var continuation: CheckedContinuation<TransportResponse, any Error>?
+        var task: URLSessionDataTask?
         var head: (status: Int, headers: HTTPHeaders)?
         var body = Data()
         var redirects = 0
@@ -28,20 +33,15 @@ final class URLSessionExchange: Sendable {
         var progress: TransportProgress
     }
 
-    private let task: URLSessionDataTask
     let request: TransportRequest
     private let state: LockedValue<State>
-    private let onFinish: @Sendable (Int) -> Void
     private let progress: TransportProgressHandler?
+    private let sessionCalls: DispatchQueue
 
-    init(
-        task: URLSessionDataTask, request: TransportRequest, progress: TransportProgressHandler?,
-        onFinish: @escaping @Sendable (Int) -> Void
-    ) {
-        self.task = task
+    init(request: TransportRequest, progress: TransportProgressHandler?, sessionCalls: DispatchQueue) {
         self.request = request
         self.progress = progress
-        self.onFinish = onFinish
+        self.sessionCalls = sessionCalls
         state = LockedValue(State(progress: TransportProgress(bytesToSend: Int64(request.body?.count ?? 0))))
     }
 
@@ -61,8 +61,9 @@ final class URLSessionExchange: Sendable {
         report { $0.bytesSent = max($0.bytesSent, total) }
     }
 
-    /// Starts the task, unless the exchange already ended (cancelled before it began).
-    func start(_ continuation: CheckedContinuation<TransportResponse, any Error>, timeout: Duration) {
+    /// Takes the caller's continuation and starts the deadline. False when the exchange has ended already (the
+    /// caller was cancelled before it got here): the continuation is resumed with that, and no task is to be made.
+    func begin(_ continuation: CheckedContinuation<TransportResponse, any Error>, timeout: Duration) -> Bool {
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             self?.end(.timedOut)
@@ -73,24 +74,45 @@ final class URLSessionExchange: Sendable {
             state.timer = timer
             return nil
         }
-        if let ended {
-            timer.cancel()
-            state.withLock { $0.finished = true }
-            onFinish(task.taskIdentifier)
-            continuation.resume(throwing: error(for: ended, cause: nil))
-            return
-        }
-        task.resume()
+        guard let ended else { return true }
+        timer.cancel()
+        state.withLock { $0.finished = true }
+        continuation.resume(throwing: error(for: ended))
+        return false
     }
 
-    /// Ends the exchange early: the task is cancelled (unless told not to), and its completion reports `reason`.
-    func end(_ reason: EarlyEnd, cancellingTask: Bool = true) {
-        let first = state.withLock { state -> Bool in
-            guard state.earlyEnd == nil, !state.finished else { return false }
-            state.earlyEnd = reason
-            return true
+    /// Runs `task`, made for this exchange on the transport's queue for calls into the session (where this runs too),
+    /// unless the exchange ended while it was being made: then cancels it and returns false.
+    func start(_ task: URLSessionDataTask) -> Bool {
+        let ended = state.withLock { state -> Bool in
+            state.task = task
+            return state.earlyEnd != nil
         }
-        if first && cancellingTask { task.cancel() }
+        if ended {
+            task.cancel()
+            return false
+        }
+        task.resume()
+        return true
+    }
+
+    /// Ends the exchange early: resumes the caller with `reason` at once, and cancels the task (unless told not to)
+    /// on the queue for calls into the session.
+    func end(_ reason: EarlyEnd, cancellingTask: Bool = true) {
+        let ended = state.withLock {
+            state -> (CheckedContinuation<TransportResponse, any Error>?, URLSessionDataTask?, Task<Void, Never>?)? in
+            guard state.earlyEnd == nil, !state.finished else { return nil }
+            state.earlyEnd = reason
+            defer {
+                state.continuation = nil
+                state.body = Data()
+            }
+            return (state.continuation, state.task, state.timer)
+        }
+        guard let (continuation, task, timer) = ended else { return }
+        timer?.cancel()
+        continuation?.resume(throwing: error(for: reason))
+        if cancellingTask, let task { sessionCalls.async { task.cancel() } }
     }
 
     func countRedirect() -> Int {
@@ -132,22 +154,20 @@ final class URLSessionExchange: Sendable {
         return appended ?? true
     }
 
-    /// The task completed (`error` nil on success): resumes the caller with the response or the mapped error.
+    /// The task completed (`error` nil on success): resumes the caller with the response or the mapped error, unless
+    /// the exchange ended early and did so already.
     func complete(_ taskError: (any Error)?) {
-        let (continuation, head, body, earlyEnd, timer) = state.withLock { state in
+        let (continuation, head, body, timer) = state.withLock { state in
             state.finished = true
             defer {
                 state.continuation = nil
                 state.body = Data()
             }
-            return (state.continuation, state.head, state.body, state.earlyEnd, state.timer)
+            return (state.continuation, state.head, state.body, state.timer)
         }
         timer?.cancel()
-        onFinish(task.taskIdentifier)
         guard let continuation else { return }
-        if let earlyEnd {
-            continuation.resume(throwing: error(for: earlyEnd, cause: taskError))
-        } else if let taskError {
+        if let taskError {
             continuation.resume(
                 throwing: URLErrorMapping.transportError(taskError, request: request, afterHead: head != nil))
         } else if let head {
@@ -159,20 +179,19 @@ final class URLSessionExchange: Sendable {
         }
     }
 
-    private func error(for reason: EarlyEnd, cause: (any Error)?) -> TransportError {
+    private func error(for reason: EarlyEnd) -> TransportError {
         switch reason {
         case .cancelled:
-            return TransportError(.cancelled, request: request, message: "the calling task was cancelled", cause: cause)
+            return TransportError(.cancelled, request: request, message: "the calling task was cancelled")
         case .timedOut:
             return TransportError(
-                .timedOut, request: request, message: "no complete response within \(request.timeout)", cause: cause)
+                .timedOut, request: request, message: "no complete response within \(request.timeout)")
         case .tooLarge(let limit):
             return TransportError(
-                .responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes",
-                cause: cause)
+                .responseTooLarge, request: request, message: "the response body is larger than \(limit) bytes")
         case .tooManyRedirects(let limit):
             return TransportError(
-                .tooManyRedirects, request: request, message: "more than \(limit) redirects", cause: cause)
+                .tooManyRedirects, request: request, message: "more than \(limit) redirects")
         case .refused(let error):
             return error
         }

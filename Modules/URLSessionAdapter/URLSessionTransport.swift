@@ -1,10 +1,13 @@
-import Foundation
 public import Logging
 import TetherClock
 public import TransportKit
 
+// URLSessionConfiguration, in the initializer, lives in FoundationNetworking on Linux and in Foundation elsewhere.
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+import Foundation
+public import FoundationNetworking
+#else
+public import Foundation
 #endif
 
 /// A `Transport` on Foundation's `URLSession` (`FoundationNetworking` on Linux): no dependency beyond the
@@ -18,7 +21,9 @@ import FoundationNetworking
 ///
 /// Each transport owns one `URLSession`, ephemeral and without a cache or cookie store of its own, so that a 304
 /// reaches ResourceKit as a 304 and nothing is remembered between requests that ResourceKit does not know about.
-/// The session is invalidated when the transport is deinitialized, on a queue of its own: the deinit never waits.
+/// The session is invalidated when the transport is deinitialized, on the transport's queue for calls into the
+/// session: the deinit never waits. No call from the transport waits for FoundationNetworking's own queue on the
+/// caller's thread, and a cancelled or timed-out request returns at once, whatever that queue is doing.
 ///
 /// Timeouts: the request's `TransportRequest.timeout` bounds the whole exchange. URLSession has no separate
 /// connect timeout; ``Configuration/connectTimeout`` is its idle timeout, which bounds connection set-up and every
@@ -56,11 +61,26 @@ public final class URLSessionTransport: Transport {
     public let configuration: Configuration
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// Where every call into the session that waits for FoundationNetworking's work queue runs — making, resuming and
+    /// cancelling a task, invalidating the session — never on the caller's thread. Every session's work queue targets
+    /// one queue the whole process shares (FoundationNetworking of Swift 6.3), so any session's work — inflating a
+    /// large body, a big transfer's progress — holds up every call into every session, for seconds on a loaded
+    /// machine. A caller on one of Swift concurrency's threads, of which there are as many as cores, would hold its
+    /// thread as long: caught with both of a two-core machine's threads waiting in `dataTask(with:)`, every task in
+    /// the process stalled. Serial, so that a task is resumed before it is cancelled.
+    private let sessionCalls = DispatchQueue(label: "tether.transport.urlsession.calls")
 
-    /// Makes a transport with its own `URLSession`.
-    public init(configuration: Configuration = Configuration()) {
+    /// Makes a transport with its own `URLSession`, made from a copy of `sessionConfiguration` — where proxies, TLS
+    /// settings, extra headers or protocol classes (a stub `URLProtocol` in an app's own tests) come from — with the
+    /// transport's rules laid over it: no URL cache and no cookies, the idle timeout and the connections per host from
+    /// `configuration`.
+    public init(
+        configuration: Configuration = Configuration(),
+        sessionConfiguration base: URLSessionConfiguration = .ephemeral
+    ) {
         self.configuration = configuration
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        // A copy: the caller's object stays as it was.
+        let sessionConfiguration = base.copy() as? URLSessionConfiguration ?? .ephemeral
         sessionConfiguration.urlCache = nil
         sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
         sessionConfiguration.httpCookieStorage = nil
@@ -76,15 +96,9 @@ public final class URLSessionTransport: Transport {
     }
 
     deinit {
-        // FoundationNetworking's invalidateAndCancel waits (a `sync`) for the session's work queue, which may be busy
-        // with a large body; a deinit never blocks, and this one may run on one of Swift concurrency's few threads.
-        // Caught with both of a two-core machine's threads waiting here, every task in the process stalled.
         let session = session
-        Self.invalidations.async { session.invalidateAndCancel() }
+        sessionCalls.async { session.invalidateAndCancel() }
     }
-
-    /// Where sessions are invalidated: a queue of its own, off the thread that released the transport.
-    private static let invalidations = DispatchQueue(label: "tether.transport.urlsession.invalidate")
 
     /// Sends `request` through the session.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
@@ -130,11 +144,12 @@ public final class URLSessionTransport: Transport {
         }
         urlRequest.httpBody = request.body
 
-        let task = session.dataTask(with: urlRequest)
-        let exchange = delegate.register(task, for: request, progress: progress)
+        let exchange = URLSessionExchange(request: request, progress: progress, sessionCalls: sessionCalls)
+        let (session, delegate, sessionCalls, prepared) = (session, delegate, sessionCalls, urlRequest)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                exchange.start(continuation, timeout: request.timeout)
+                guard exchange.begin(continuation, timeout: request.timeout) else { return }
+                sessionCalls.async { delegate.start(exchange, on: session.dataTask(with: prepared)) }
             }
         } onCancel: {
             exchange.end(.cancelled)

@@ -9,7 +9,12 @@ import TetherClock
 import TetherTesting
 import TransportConformance
 import TransportKit
+import URLSessionAdapter
 import UnixSignals
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 enum TransportSnippets {
     static func make(logger: Logger) async throws {
@@ -27,6 +32,15 @@ enum TransportSnippets {
         let group = ServiceGroup(services: [transport], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         try await group.run()  // or: try await transport.shutdown()
         // end snippet
+    }
+
+    static func urlSession() -> URLSessionTransport {
+        // snippet: Transports.session-configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.httpAdditionalHeaders = ["User-Agent": "Shelf/2.1"]
+        let transport = URLSessionTransport(sessionConfiguration: sessionConfiguration)
+        // end snippet
+        return transport
     }
 
     static func inMemory(url: URL) async throws -> TransportResponse {

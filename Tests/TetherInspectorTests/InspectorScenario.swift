@@ -8,10 +8,7 @@ import TetherInspector
 import TetherJSON
 import TetherTesting
 import TransportKit
-
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import URLSessionAdapter
 
 /// A screen-like owner, as an app has them.
 final class ProfileScreen: ResourceObserver, Sendable {
@@ -98,9 +95,14 @@ final class InspectorScenario: Sendable {
     static func get(
         _ port: Int, _ path: String, headers: [String: String] = [:]
     ) async throws -> (status: Int, body: Data) {
-        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)\(path)")!)
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        let (body, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, body)
+        let url = try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))
+        let response = try await transport.send(
+            TransportRequest(url: url, headers: HTTPHeaders(headers.map { ($0.key, $0.value) })))
+        return (response.status, response.body)
     }
+
+    /// Not `URLSession.shared.data(for:)`: FoundationNetworking makes its task on the calling thread, waiting for
+    /// a queue every session in the process shares — one of Swift concurrency's threads, held as long as that queue
+    /// is busy.
+    static let transport = URLSessionTransport()
 }
