@@ -212,7 +212,8 @@ struct SampleRunTests {
             try await eventually(within: .seconds(300)) { file("out.txt").contains("4. Back pressure") }
             let pid = try #require(Int32(file("pid.txt").trimmingCharacters(in: .whitespacesAndNewlines)))
             kill(shell.processIdentifier, SIGKILL)
-            shell.waitUntilExit()
+            // Not waitUntilExit(): it blocks one of Swift concurrency's threads while it polls.
+            try await eventually(within: .seconds(60)) { !shell.isRunning }
             try await eventually(within: .seconds(60)) { !Self.isRunning(pid) }
             #expect(file("err.txt").contains("stopping: the parent process"), "\(file("err.txt"))")
         }

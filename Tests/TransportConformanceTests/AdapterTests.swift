@@ -6,29 +6,13 @@ import TetherTestingTraits
 import TransportConformance
 import TransportKit
 
-/// What each real adapter promises beyond the conformance suite: large bodies, a size limit, redacted logs.
+/// What each real adapter promises beyond the conformance suite: a size limit, redacted logs (large bodies: in
+/// ``LargeBodyTests``).
 // Three minutes, here and in the other .needsProcessorTime suites: a time limit counts the wait for a turn while the
 // suites that load every core run (ProcessorShareTrait) — 50–55 s of the former one-minute limit in every full run,
 // and past it once (2026-11-25). A limit catches a hang; it does not measure speed.
 @Suite("Real transports", .needsProcessorTime, .timeLimit(.minutes(3)), .leakChecked)
 struct AdapterTests {
-    @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
-    func fiftyMegabytes(_ kind: RealTransport) async throws {
-        try await LoopbackHTTPServer.with { server in
-            try await kind.with { transport in
-                let size = 50 << 20
-                let down = try await transport.send(TransportRequest(url: server.url("/bytes/\(size)")))
-                #expect(down.body.count == size)
-                #expect(ConformanceEndpoints.isPattern(down.body))
-                let body = ConformanceEndpoints.pattern(count: size)
-                let up = try await transport.send(TransportRequest(method: .put, url: server.url("/echo"), body: body))
-                let report = try JSONDecoder().decode(EchoReport.self, from: up.body)
-                #expect(report.bodyLength == size)
-                #expect(report.bodyChecksum == EchoReport.checksum(body))
-            }
-        }
-    }
-
     @Test("A body above the configured limit fails with responseTooLarge", arguments: RealTransport.allCases)
     func sizeLimit(_ kind: RealTransport) async throws {
         try await LoopbackHTTPServer.with { server in
