@@ -50,9 +50,10 @@ final class HeldWorkQueueProtocol: URLProtocol {
 
 /// The test holds FoundationNetworking's process-wide queue for a fraction of a second (for 20 s if the transport
 /// waits for it): apart from the tests with deadlines (`.loadsEveryCore`), and on a thread of its own, so that its own
-/// deadlines run even while Swift concurrency's threads wait for that queue in other tests.
+/// deadlines run even while Swift concurrency's threads wait for that queue in other tests. Three minutes: the limit
+/// counts the wait for its turn.
 @Suite(
-    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(.minutes(1)), .loadsEveryCore,
+    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(.minutes(3)), .loadsEveryCore,
     .onDedicatedThread)
 struct BusyWorkQueueTests {
     /// A request started on `executor`, and its result once it has one.
