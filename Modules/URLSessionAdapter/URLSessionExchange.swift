@@ -81,6 +81,11 @@ final class URLSessionExchange: Sendable {
         return false
     }
 
+    /// Whether the exchange has ended early: then no task is to be made for it.
+    var hasEnded: Bool {
+        state.withLock { $0.earlyEnd != nil }
+    }
+
     /// Runs `task`, made for this exchange on the transport's queue for calls into the session (where this runs too),
     /// unless the exchange ended while it was being made: then cancels it and returns false.
     func start(_ task: URLSessionDataTask) -> Bool {

@@ -149,7 +149,11 @@ public final class URLSessionTransport: Transport {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 guard exchange.begin(continuation, timeout: request.timeout) else { return }
-                sessionCalls.async { delegate.start(exchange, on: session.dataTask(with: prepared)) }
+                sessionCalls.async {
+                    // Ended while it waited for its turn (cancelled, timed out): no task to make.
+                    guard !exchange.hasEnded else { return }
+                    delegate.start(exchange, on: session.dataTask(with: prepared))
+                }
             }
         } onCancel: {
             exchange.end(.cancelled)
