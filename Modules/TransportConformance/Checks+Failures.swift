@@ -21,7 +21,8 @@ extension TransportConformanceSuite {
         },
         ConformanceCheck(
             "unasked-coding",
-            "a body compressed though the request accepted only identity (a 256 MiB gzip bomb) gives malformedResponse at its head, nothing decompressed"
+            "a body compressed though the request accepted only identity (a 256 MiB gzip bomb) gives malformedResponse at its head, nothing decompressed",
+            heavy: true
         ) { context in
             let transport = try await context.transport()
             let request = TransportRequest(url: context.host.url("/gzip/\(256 << 20)"), timeout: .seconds(60))

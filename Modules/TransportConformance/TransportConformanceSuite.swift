@@ -19,10 +19,20 @@ public import TransportKit
 /// ```
 ///
 /// A failed check throws a ``ConformanceFailure`` saying what was expected and what came back.
+///
+/// If your client holds up its other exchanges while one of them works — FoundationNetworking serves every
+/// `URLSession` in the process on one queue — run ``heavyChecks`` in a test that never runs beside ``lightChecks``
+/// (Tether's own tests mark it `.loadsEveryCore`), or a light check's deadline measures the heavy one.
 public enum TransportConformanceSuite {
     /// Every check, in a stable order.
     public static let checks: [ConformanceCheck] =
         exchangeChecks + progressChecks + failureChecks + retryChecks + redirectChecks
+
+    /// The checks that may keep the client busy for seconds (``ConformanceCheck/isHeavy``), in a stable order.
+    public static var heavyChecks: [ConformanceCheck] { checks.filter(\.isHeavy) }
+
+    /// Every other check: each has deadlines, measured as if nothing else kept the client busy.
+    public static var lightChecks: [ConformanceCheck] { checks.filter { !$0.isHeavy } }
 
     /// Runs `check` against transports made by `makeTransport`, on a fresh loopback host that is stopped after.
     /// Each transport made is handed to `release` at the end (shut an owned client down there).
@@ -81,11 +91,24 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     public let name: String
     /// What the check expects, in a sentence.
     public let summary: String
+    /// Whether the check may keep the client busy for seconds, beyond its own exchange.
+    ///
+    /// `unasked-coding` sends a 256 MiB gzip bomb: a client that decompresses on its own — FoundationNetworking
+    /// does, inside libcurl, whatever the request asked for — inflates what one read of the socket brings before the
+    /// refusal reaches it, and FoundationNetworking does so on the one queue every `URLSession` in the process
+    /// shares (0.75 s on an idle two-core machine, 5 to over 10 s beside a full test run). Any other exchange of
+    /// that client waits meanwhile, and a check beside it with a 10 s deadline can miss it through no fault of its
+    /// own. Run ``TransportConformanceSuite/heavyChecks`` apart from ``TransportConformanceSuite/lightChecks``.
+    public let isHeavy: Bool
     let body: @Sendable (ConformanceContext) async throws -> Void
 
-    init(_ name: String, _ summary: String, body: @escaping @Sendable (ConformanceContext) async throws -> Void) {
+    init(
+        _ name: String, _ summary: String, heavy: Bool = false,
+        body: @escaping @Sendable (ConformanceContext) async throws -> Void
+    ) {
         self.name = name
         self.summary = summary
+        self.isHeavy = heavy
         self.body = body
     }
 

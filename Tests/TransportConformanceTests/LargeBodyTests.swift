@@ -5,9 +5,7 @@ import TransportConformance
 import TransportKit
 
 /// Bodies far larger than the conformance suite's, through each real adapter. Apart from the suites with deadlines
-/// (`.loadsEveryCore`): a debug build copies 50 MB several times over on every core, and FoundationNetworking
-/// processes the whole body on one queue that every `URLSession` in the process shares, so a URLSession exchange
-/// beside it waits seconds for its turn.
+/// (`.loadsEveryCore`): a debug build copies 50 MB several times over on every core.
 @Suite("Real transports: large bodies", .loadsEveryCore, .timeLimit(.minutes(3)), .leakChecked)
 struct LargeBodyTests {
     @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
