@@ -125,12 +125,15 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     @inlinable
     public func observe(_ observer: Observer, binding: ObserverBinding? = nil) -> ObservationToken {
         let token = ObservationToken()
-        let tokenID = ObjectIdentifier(token)
-        let entryID = attach(observer, object: Self.object(of: observer), ownership: .owned(WeakReference(token))) {
+        // Owned by the token's lifeline, not the token: a call keeps its owner alive while it runs, and that must
+        // never keep the token alive past its holder (see ``ObservationToken``). An inspector names the token.
+        let owner = WeakReference(token.lifeline, standingFor: ObservationToken.self)
+        let ownerID = owner.id
+        let entryID = attach(observer, object: Self.object(of: observer), ownership: .owned(owner)) {
             binding?.bind($0)
         }
         token.arm { [weak self] in
-            self?.release(ownerID: tokenID, fromEntry: entryID)
+            self?.release(ownerID: ownerID, fromEntry: entryID)
         }
         return token
     }

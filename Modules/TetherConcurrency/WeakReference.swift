@@ -21,6 +21,15 @@ package final class WeakReference: @unchecked Sendable {
         self.type = Swift.type(of: object)
     }
 
+    /// A reference to `object` that an inspector names `type`: for an object that stands in for another, such as
+    /// the lifeline that owns a token's observation in the token's place.
+    @inlinable
+    package init(_ object: AnyObject, standingFor type: any AnyObject.Type) {
+        self.object = object
+        self.id = ObjectIdentifier(object)
+        self.type = type
+    }
+
     /// True when this refers to `candidate`, which the caller keeps alive.
     ///
     /// Compares identities first and loads the weak reference only on a match, so the strong reference the

@@ -33,7 +33,7 @@ struct StressTests {
         done.wait()
         table.sweep()
         let untold = census.checkDeferredEnds()
-        #expect(untold.isEmpty, "tokens released by a delivery whose observers were never told: \(untold.prefix(5))")
+        #expect(untold.isEmpty, "tokens let go of whose observers were never told: \(untold.prefix(5))")
 
         #expect(census.violations.isEmpty, "\(census.violations.count) violations, e.g. \(census.violations.prefix(5))")
         #expect(census.deliveries > 0)
@@ -241,10 +241,10 @@ struct Driver {
     mutating func drop(at index: Int) {
         let slot = slots.remove(at: index)
         if case .token(let observer, let box) = slot {
-            // The token's deinit ends the observation — on this thread, or, when a delivery in flight holds the
-            // token (owners live through deliveries), on the delivering thread right after that callback. Which
-            // one ran it cannot be told from here, so the stopped notice is checked once everything is quiet;
-            // the synchronous promise is checked for `cancel()` in `remove(at:)`.
+            // The token's deinit ends the observation here, at once (nothing else holds a token), but a delivery
+            // in flight on another thread may be the one to hand the observer its stopped notice, after its
+            // callback. So the notice is checked once everything is quiet; the synchronous promise is checked for
+            // `cancel()` in `remove(at:)`.
             box.token = nil
             census.deferredEnd(observer)
         }

@@ -37,6 +37,28 @@ struct TokenTests {
         }
     }
 
+    @Test("A token let go while a call of its observer runs dies there and then: the call finishes, none begins after")
+    func releasedDuringCall() throws {
+        try expectNoLeaks { tracker in
+            let table = makeTable()
+            let observer = tracker.track(Recorder())
+            let binding = ObserverBinding()
+            var token: ObservationToken? = tracker.track(table.observe(observer, binding: binding))
+            weak let watched = token
+            let id = try #require(binding.id)
+            let called: Bool? = table.withLiveObserver(id) {
+                token = nil  // its holder lets go, mid-call
+                #expect(watched == nil, "the call in progress kept the token alive")
+                #expect(!table.isObserving(id), "the observation outlived its token")
+                return true
+            }
+            #expect(called == true)
+            #expect(table.withLiveObserver(id) {} == nil, "a call began after the token's deinit")
+            table.notify(1)
+            #expect(observer.notices == [.added, .stopped])
+        }
+    }
+
     @Test("A token for an observer that has other owners removes only its own ownership")
     func tokenIsOneOwnerAmongOthers() {
         expectNoLeaks { tracker in

@@ -126,6 +126,10 @@ struct ResourceDeliveryMomentTests {
             observer.hold!.entered.wait()
         }  // the test lets go of the owner while the handler runs
         ownerAliveDuringCall.withLock { $0 = !watch.hasDied }
+        if flavour == .token {
+            // Nothing keeps a token alive, not even the call in progress: the observation ends with its holder.
+            #expect(!resource.hasObservers, "the token outlived its holder")
+        }
         observer.hold!.proceed.signal()
         try blockUntil { watch.hasDied }
         resource.overrideLocalContent(with: 2)
@@ -135,7 +139,7 @@ struct ResourceDeliveryMomentTests {
         }
         queue.sync {}
         if flavour != .token {
-            // A token's owner is the token, which the call keeps alive; its holder may go meanwhile.
+            // A token's holder is not an owner: the call keeps the observation's owner alive, never the token.
             #expect(ownerAliveDuringCall.withLock { $0 } == true, "the call kept its owner alive")
         }
         #expect(watch.callsAfterDeinit == 0)
