@@ -427,6 +427,7 @@ let package = Package(
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
                 "DeliveryKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
                 "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency", "SQLiteAdapter",
+                "PostgresAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),

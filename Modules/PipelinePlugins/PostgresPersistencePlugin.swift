@@ -22,6 +22,7 @@ import ServiceLifecycle
 ///   schema: public                              # the schema that holds Tether's tables
 ///   pool_size: 8
 ///   connect_timeout: 10s
+///   start_timeout: 30s                          # how long an operation waits for the store to finish starting
 ///   statement_timeout: 60s                      # a statement unanswered this long fails; its connection closes
 ///   reconnect_delay: 100ms                      # the listener's first wait after losing its connection
 ///   max_reconnect_delay: 5s
@@ -57,6 +58,8 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         public var poolSize: Int
         /// How long opening a connection may take.
         public var connectTimeout: Duration
+        /// How long an operation waits for the store's `run()` to finish starting.
+        public var startTimeout: Duration
         /// How long a statement may wait for the server's answer.
         public var statementTimeout: Duration
         /// The listener's first wait after losing its connection.
@@ -78,6 +81,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             case passwordFile = "password_file"
             case poolSize = "pool_size"
             case connectTimeout = "connect_timeout"
+            case startTimeout = "start_timeout"
             case statementTimeout = "statement_timeout"
             case reconnectDelay = "reconnect_delay"
             case maximumReconnectDelay = "max_reconnect_delay"
@@ -92,6 +96,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             schema = defaults.schema
             poolSize = defaults.poolSize
             connectTimeout = defaults.connectTimeout
+            startTimeout = defaults.startTimeout
             statementTimeout = defaults.statementTimeout
             reconnectDelay = defaults.reconnectDelay
             maximumReconnectDelay = defaults.maximumReconnectDelay
@@ -142,6 +147,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
                 "must be 1 to 40 lowercase letters, digits and '_', starting with a letter or '_'")
             poolSize = try settings.decode(.poolSize, default: poolSize, where: { $0 >= 1 }, "must be at least 1")
             connectTimeout = try settings.duration(.connectTimeout, default: connectTimeout)
+            startTimeout = try settings.duration(.startTimeout, default: startTimeout)
             statementTimeout = try settings.duration(.statementTimeout, default: statementTimeout)
             reconnectDelay = try settings.duration(.reconnectDelay, default: reconnectDelay)
             maximumReconnectDelay = try settings.duration(.maximumReconnectDelay, default: maximumReconnectDelay)
@@ -188,6 +194,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         configuration.schema = settings.schema
         configuration.poolSize = settings.poolSize
         configuration.connectTimeout = settings.connectTimeout
+        configuration.startTimeout = settings.startTimeout
         configuration.statementTimeout = settings.statementTimeout
         configuration.reconnectDelay = settings.reconnectDelay
         configuration.maximumReconnectDelay = settings.maximumReconnectDelay

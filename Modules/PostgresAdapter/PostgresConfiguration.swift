@@ -41,6 +41,11 @@ public struct PostgresConfiguration: Sendable, CustomStringConvertible {
     public var poolSize = 8
     /// How long opening a connection may take. Default 10 seconds.
     public var connectTimeout: Duration = .seconds(10)
+    /// How long an operation made while the store starts waits for its `run()` — connecting, waiting for another
+    /// process that is creating the same schema, creating the tables, loading the declared indexes — before it
+    /// fails with `cannotOpen`, saying what `run()` is still doing (or that nothing runs the store). Default 30
+    /// seconds: starting takes several statements and connections, each of which may take ``connectTimeout``.
+    public var startTimeout: Duration = .seconds(30)
     /// How long one statement may wait for the server's answer before it fails (`ioError`) and its connection is
     /// closed. Default 60 seconds: a bound on a hung connection, not a query budget (PostgreSQL's own
     /// `statement_timeout` is that).

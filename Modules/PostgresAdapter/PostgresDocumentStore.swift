@@ -74,7 +74,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     /// the database — in this process and in others.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {
-        let publisher = try await lifecycle.begin(write: true, timeout: configuration.connectTimeout)
+        let publisher = try await lifecycle.begin(write: true, timeout: configuration.startTimeout)
         defer { lifecycle.endWrite() }
         counters.count(\.writes)
         let (schema, indexes, configuration) = (schema, indexes, configuration)
@@ -90,7 +90,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     /// Runs `body` in a read-only `REPEATABLE READ` transaction: one snapshot, so that its documents and its commit
     /// number agree.
     public func read<T: Sendable>(_ body: @escaping @Sendable (any DocumentReader) throws -> T) async throws -> T {
-        _ = try await lifecycle.begin(write: false, timeout: configuration.connectTimeout)
+        _ = try await lifecycle.begin(write: false, timeout: configuration.startTimeout)
         counters.count(\.reads)
         let (schema, indexes) = (schema, indexes)
         return try await withSession { session in
@@ -113,7 +113,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     /// on while it is built; writers wait (`CREATE INDEX`).
     public func createIndex(_ index: DocumentIndex) async throws {
         guard !indexes.list.contains(index) else { return }
-        _ = try await lifecycle.begin(write: true, timeout: configuration.connectTimeout)
+        _ = try await lifecycle.begin(write: true, timeout: configuration.startTimeout)
         defer { lifecycle.endWrite() }
         let schema = schema
         try await withSession { session in try PostgresIndexes(session: session, schema: schema).create(index) }
@@ -123,7 +123,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
 
     /// The indexes declared on the schema — by any process — in the order first declared.
     public func declaredIndexes() async throws -> [DocumentIndex] {
-        _ = try await lifecycle.begin(write: false, timeout: configuration.connectTimeout)
+        _ = try await lifecycle.begin(write: false, timeout: configuration.startTimeout)
         let (schema, indexes) = (schema, indexes)
         try await withSession { session in try PostgresIndexes(session: session, schema: schema).load(into: indexes) }
         return indexes.list
@@ -131,7 +131,7 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
 
     /// How many entries the change log holds now.
     public func changeLogCount() async throws -> Int {
-        _ = try await lifecycle.begin(write: false, timeout: configuration.connectTimeout)
+        _ = try await lifecycle.begin(write: false, timeout: configuration.startTimeout)
         let schema = schema
         return try await withSession { session in try PostgresChangeLog(session: session, schema: schema).count() }
     }

@@ -4,6 +4,7 @@ import LiveQueryKit
 import Logging
 import PipelineKit
 import PipelinePlugins
+import PostgresAdapter
 import PostgresNIO
 import ServiceLifecycle
 import Testing
@@ -12,7 +13,7 @@ import TetherJSON
 /// `persistence: type: postgres`: its settings, the password rules, and a pipeline on a real server.
 @Suite("PostgreSQL persistence from configuration")
 struct PostgresPluginTests {
-    @Test("Every setting decodes; the registry knows the type, and SQLite stays the default")
+    @Test("Every setting reaches the store's configuration; the registry knows the type, and SQLite stays the default")
     func settings() throws {
         let configuration = try load(
             """
@@ -27,14 +28,27 @@ struct PostgresPluginTests {
               schema: tenant_7
               pool_size: 4
               connect_timeout: 3s
+              start_timeout: 45s
               statement_timeout: 20s
               reconnect_delay: 50ms
               max_reconnect_delay: 2s
               catch_up_interval: 500ms
               log_retention: 1h
               cache: false
-            """)
+            """, environment: ["TETHER_DB_PASSWORD": "from-the-environment"])
         #expect(configuration.persistence?.type == "postgres")
+        // Assembling connects to nothing: the store connects when the pipeline's service group runs it.
+        let pipeline = try AssembledPipeline.assembleQuietly(configuration)
+        let store = try #require(pipeline.persistence.documents as? PostgresDocumentStore)
+        let made = store.configuration
+        #expect([made.host, made.database, made.user, made.schema] == ["db.internal", "app", "tether", "tenant_7"])
+        #expect(made.port == 6432 && made.poolSize == 4 && made.tls == .require)
+        #expect(made.password == "from-the-environment")
+        #expect(made.connectTimeout == .seconds(3) && made.startTimeout == .seconds(45))
+        #expect(made.statementTimeout == .seconds(20) && made.catchUpInterval == .milliseconds(500))
+        #expect(made.reconnectDelay == .milliseconds(50) && made.maximumReconnectDelay == .seconds(2))
+        #expect(made.changeLogRetention == .seconds(3600))
+        #expect(pipeline.persistence.entityCache == nil)
         #expect(PluginRegistry.standard.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
         #expect(PluginRegistry.standard.defaultType(for: PersistenceComponent.self) == "sqlite")
         #expect(
@@ -67,6 +81,7 @@ struct PostgresPluginTests {
             ("{ type: postgres, url: 'postgres://app@db/app', tls: maybe }", "disable, require or verify-full"),
             ("{ type: postgres, url: 'postgres://app@db/app', schema: 'Bad-Name' }", "lowercase letters"),
             ("{ type: postgres, url: 'postgres://app@db/app', pool_size: 0 }", "at least 1"),
+            ("{ type: postgres, url: 'postgres://app@db/app', start_timeout: 0s }", "must be more than zero"),
             (
                 "{ type: postgres, url: 'postgres://app@db/app', password_env: A, password_file: b }",
                 "either password_env or password_file"

@@ -59,7 +59,7 @@ struct PostgresDocumentStoreTests {
     @Test("An operation on a store that nobody runs fails, saying so, instead of waiting for ever")
     func notRunning() async throws {
         var configuration = try PostgresTestServer.freshConfiguration()
-        configuration.connectTimeout = .milliseconds(200)
+        configuration.startTimeout = .milliseconds(200)
         let store = try PostgresDocumentStore(configuration: configuration)
         let error = await #expect(throws: PersistenceError.self) {
             try await store.upsert(["_id": "a"], into: "items")
@@ -71,9 +71,8 @@ struct PostgresDocumentStoreTests {
     @Test("A store whose run() cannot finish starting says what it is still doing, and runs once it can")
     func slowStart() async throws {
         var configuration = try PostgresTestServer.freshConfiguration()
-        // Also how long opening the store's connection may take: short, yet not so short that a loaded machine
-        // fails to connect at all.
-        configuration.connectTimeout = .seconds(3)
+        // How long an operation waits for the start; opening a connection keeps its own, longer timeout.
+        configuration.startTimeout = .seconds(3)
         // Another process starting on the same schema holds its advisory lock.
         let holder = try await PostgresTestServer.connect()
         let key = "tether:" + configuration.schema
