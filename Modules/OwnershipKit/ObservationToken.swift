@@ -16,10 +16,9 @@ public import TetherConcurrency
 /// Cancelling is idempotent and thread-safe; the cancel action runs exactly once.
 ///
 /// A token lives exactly as long as what holds it: nothing in Tether keeps one alive. The observation it ends is
-/// owned by an object only the token holds, and the table keeps that object alive through a call
-/// in progress, as it keeps any owner — never the token. So letting go of the token ends the observation there and
-/// then, on the thread that let go, even while a call of the observer is running elsewhere; that call finishes, and
-/// none begins after.
+/// owned by an object only the token holds, and the table keeps that object alive through a call in progress, as it
+/// keeps any owner — never the token. So letting go of the token ends the observation there and then, on the thread
+/// that let go, even while a call of the observer is running elsewhere; that call finishes, and none begins after.
 public final class ObservationToken: ObservationCancellable, Hashable {
     /// The cancel action; it returns what is left to wait for, which only ``cancel()`` waits out.
     private let onCancel: LockedValue<(@Sendable () -> Settling?)?>

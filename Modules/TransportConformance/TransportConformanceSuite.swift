@@ -96,9 +96,10 @@ public struct ConformanceCheck: Sendable, CustomStringConvertible {
     /// `unasked-coding` sends a 256 MiB gzip bomb: a client that decompresses on its own — FoundationNetworking
     /// does, inside libcurl, whatever the request asked for — inflates what one read of the socket brings before the
     /// refusal reaches it, and FoundationNetworking does so on the one queue every `URLSession` in the process
-    /// shares (0.75 s on an idle two-core machine, 5 to over 10 s beside a full test run). Any other exchange of
-    /// that client waits meanwhile, and a check beside it with a 10 s deadline can miss it through no fault of its
-    /// own. Run ``TransportConformanceSuite/heavyChecks`` apart from ``TransportConformanceSuite/lightChecks``.
+    /// shares (0.75 s on an idle two-core machine, about 5 s beside a full test run). Any other exchange of that
+    /// client waits meanwhile, and a check beside it with a 10 s deadline can miss it through no fault of its own
+    /// (two did, in CI). Run ``TransportConformanceSuite/heavyChecks`` apart from
+    /// ``TransportConformanceSuite/lightChecks``.
     public let isHeavy: Bool
     let body: @Sendable (ConformanceContext) async throws -> Void
 
