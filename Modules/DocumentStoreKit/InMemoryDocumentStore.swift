@@ -140,7 +140,9 @@ final class InMemoryTransaction: TransactionReading {
         try CollectionName.validate(collection)
         let stored = try StoredDocument(document, collection: collection)
         let previous = contents[collection, default: [:]].updateValue(stored.body, forKey: stored.id)
-        if previous == stored.body { return nil }
+        // Unchanged only when the stored text is, as in the SQL stores: `==` on values finds canonically equivalent
+        // strings equal ("é" precomposed and decomposed), whose bytes — what a query orders by — differ.
+        if let previous, previous == stored.body, previous.jsonBytes == stored.body.jsonBytes { return nil }
         let kind: ChangeSet.Kind = previous == nil ? .inserted : .updated
         record(kind, collection: collection, id: stored.id)
         return kind

@@ -35,6 +35,22 @@ extension DocumentStoreConformance {
                 numbers == numbers.sorted() && Set(numbers).count == 3, "commit numbers not increasing: \(numbers)")
         },
         DocumentStoreCheck(
+            "feed-bytes",
+            "an upsert that changes only a string's bytes (a decomposed accent for the precomposed one, equal to "
+                + "Swift's ==) is a change: published, and read back as written"
+        ) { store in
+            let recorder = FeedRecorder(store)
+            try await store.upsert(["_id": "a", "s": "caf\u{E9}"], into: "items")
+            _ = try await recorder.waitFor(1)
+            try await store.upsert(["_id": "a", "s": "cafe\u{301}"], into: "items")
+            let sets = try await recorder.waitFor(2)
+            try require(
+                sets[1].changes == [ChangeSet.Key(collection: "items", id: "a"): .updated], "second: \(sets[1])")
+            let back = try await store.read { try $0.document(id: "a", in: "items") }
+            let bytes = back?.body["s"]?.stringValue.map { Array($0.utf8) }
+            try require(bytes == Array("cafe\u{301}".utf8), "read back: \(String(describing: bytes))")
+        },
+        DocumentStoreCheck(
             "feed-within-commit",
             "changes to one document within a commit are merged: insert+update is an insert, insert+remove nothing"
         ) { store in
