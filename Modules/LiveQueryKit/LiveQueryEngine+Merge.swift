@@ -14,34 +14,63 @@ extension LiveQueryEngine {
         query: DocumentQuery
     ) -> [Document]? {
         let changedIDs = Set(changed)
-        var merged = result.filter { !changedIDs.contains($0.id) }
+        var merged = OrderedDocuments(result.filter { !changedIDs.contains($0.id) }, query: query)
         for id in changed {
             guard let stored = current[id], query.predicate.matches(stored.body) else { continue }
-            merged.insert(Document(stored), at: insertionIndex(of: stored, in: merged, query: query))
+            merged.insert(stored)
         }
-        guard let limit = query.limit else { return merged }
+        guard let limit = query.limit else { return merged.documents }
         guard limit > 0 else { return [] }
-        guard result.count >= limit, let last = result.last else { return Array(merged.prefix(limit)) }
+        guard result.count >= limit, let last = result.last else { return Array(merged.documents.prefix(limit)) }
         // How many sort no later than the old last document (the merged list is sorted: a binary search).
-        let known = insertionIndex(
-            of: StoredDocument(validatedID: last.id, body: last.value), in: merged, query: query, after: true)
-        return known >= limit ? Array(merged.prefix(limit)) : nil
+        let known = merged.insertionIndex(
+            of: query.orderKey(of: StoredDocument(validatedID: last.id, body: last.value)), after: true)
+        return known >= limit ? Array(merged.documents.prefix(limit)) : nil
+    }
+}
+
+/// Documents in a query's order, into which others are inserted by binary search. Each document's sort fields are
+/// read the first time a search meets it, then kept: a round that merges many changed documents into a result
+/// reads each of its documents' fields at most once, and one that merges a single document only those its search
+/// meets.
+struct OrderedDocuments {
+    let query: DocumentQuery
+    private(set) var documents: [Document]
+    /// ``documents``' order keys, each read when first needed.
+    private var keys: [DocumentQuery.OrderKey?]
+
+    init(_ documents: [Document], query: DocumentQuery) {
+        self.query = query
+        self.documents = documents
+        self.keys = Array(repeating: nil, count: documents.count)
     }
 
-    /// Where `document` goes in `documents`, sorted by the query's order (ties by `_id`, a total order): before
-    /// any document equal to it, or — `after` — past them.
-    static func insertionIndex(
-        of document: StoredDocument, in documents: [Document], query: DocumentQuery, after: Bool = false
-    ) -> Int {
+    /// Inserts `document` in its place.
+    mutating func insert(_ document: StoredDocument) {
+        let key = query.orderKey(of: document)
+        let index = insertionIndex(of: key)
+        documents.insert(Document(document), at: index)
+        keys.insert(key, at: index)
+    }
+
+    /// Where a document with `key` goes: before any document equal to it, or — `after` — past them.
+    mutating func insertionIndex(of key: DocumentQuery.OrderKey, after: Bool = false) -> Int {
         var low = 0
         var high = documents.count
         while low < high {
             let middle = (low + high) / 2
-            let other = StoredDocument(validatedID: documents[middle].id, body: documents[middle].value)
-            let goesLater =
-                after ? !query.areInIncreasingOrder(document, other) : query.areInIncreasingOrder(other, document)
+            let other = self.key(at: middle)
+            let goesLater = after ? !query.areInIncreasingOrder(key, other) : query.areInIncreasingOrder(other, key)
             if goesLater { low = middle + 1 } else { high = middle }
         }
         return low
+    }
+
+    private mutating func key(at index: Int) -> DocumentQuery.OrderKey {
+        if let key = keys[index] { return key }
+        let document = documents[index]
+        let key = query.orderKey(of: StoredDocument(validatedID: document.id, body: document.value))
+        keys[index] = key
+        return key
     }
 }

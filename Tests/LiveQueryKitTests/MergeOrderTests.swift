@@ -1,0 +1,78 @@
+import LiveQueryKit
+import Testing
+import TetherConcurrency
+import TetherJSON
+import TetherTestingTraits
+
+/// A result brought up to date from changed documents puts them where the store's own query would: strings by their
+/// UTF-8 bytes (SQLite's BINARY collation), not by Swift's `<`, which treats canonically equivalent strings as equal
+/// and orders by Unicode scalars.
+@Suite("Live queries: merged results in the store's order", .leakChecked)
+struct MergeOrderTests {
+    /// Names whose byte order differs from what a casual comparison would give: a precomposed and a decomposed "é"
+    /// (equal to Swift's `==`), prefixes, case, digits inside words, characters of two, three and four bytes, and
+    /// strings too long to be stored inline.
+    static let names = [
+        "", "Z", "a", "ab", "abc", "item 10", "item 9", "\u{E9}", "e\u{301}", "\u{C4}", "\u{130}", "\u{20AC}",
+        "\u{1F600}", "a longer name than fits inline", "a longer name than fits inline, longer",
+    ]
+
+    /// The names in the store's order: by UTF-8 bytes, ties by `_id`.
+    static func byBytes(_ documents: [(id: String, name: String)]) -> [String] {
+        documents.sorted { a, b in
+            let (x, y) = (Array(a.name.utf8), Array(b.name.utf8))
+            return x == y ? a.id < b.id : x.lexicographicallyPrecedes(y)
+        }.map(\.id)
+    }
+
+    @Test(
+        "Many documents renamed in one commit land where a fresh query puts them, incrementally",
+        arguments: TestStores.kinds)
+    func manyRenamed(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        var names: [String: String] = [:]
+        for (index, name) in Self.names.enumerated() { names["d\(index)"] = name }
+        let initial = names
+        try await store.write { transaction in
+            for (id, name) in initial {
+                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+            }
+        }
+        let query = items.findAll().sort("name").limit(12)
+        let delivered = LockedValue<[String]>([])
+        let liveQuery = try query.observeLocal(deliverOn: .inline) { documents, _ in
+            delivered.withLock { $0 = documents.map(\.id) }
+        }
+        await store.waitForLiveQueries()
+        let expected = { Array(Self.byBytes(names.map { (id: $0.key, name: $0.value) }).prefix(12)) }
+        #expect(delivered.withLock { $0 } == expected())
+
+        // Each round renames several documents at once — into the window, within it, out of it — and as many come in
+        // as leave, so that the result is brought up to date in place rather than refilled. The second puts the
+        // decomposed "é" inside the window and the precomposed one past it, though Swift's `==` finds them equal.
+        let rounds: [[String: String]] = [
+            ["d12": "", "d8": "Z", "d14": "\u{FFFF}", "d3": "a"],
+            ["d7": "e\u{301}", "d9": "\u{E9}", "d1": "item 9", "d2": "A", "d11": "0"],
+            [
+                "d0": "\u{1F600}", "d5": "a longer name than fits inline, and more", "d10": "\u{10FFFF}", "d6": "ab",
+                "d14": "b",
+            ],
+        ]
+        for renames in rounds {
+            let before = store.statistics
+            try await store.write { transaction in
+                for (id, name) in renames {
+                    try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+                }
+            }
+            await store.waitForLiveQueries()
+            names.merge(renames) { _, new in new }
+            let fresh = try await query.exec().map(\.id)
+            #expect(fresh == expected(), "the store's own query orders by bytes")
+            #expect(delivered.withLock { $0 } == fresh, "renamed \(renames)")
+            #expect(store.statistics.incrementalUpdates > before.incrementalUpdates, "brought up to date in place")
+        }
+        await liveQuery.stop()
+    }
+}
