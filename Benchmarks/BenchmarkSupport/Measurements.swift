@@ -25,9 +25,10 @@ public func percentile(_ p: Double, _ values: [Int]) -> Int {
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
 
-/// Each scenario runs several times, the sides alternating; every run's figure is one sample of its metric, so
-/// package-benchmark's table shows the median (p50) and the spread (p0…p100) over the runs. The same summary is
-/// printed as one line per figure: "median (min–max)".
+/// Each scenario runs several times, the sides alternating; every run's figure — or, for a figure a run measures
+/// more than once, every measurement's — is one sample of its metric, so package-benchmark's table shows the median
+/// (p50) and the spread (p0…p100) over the samples. The same summary is printed as one line per figure: "median
+/// (min–max) | samples N".
 public final class Runs: Sendable {
     public let scenario: String
     private let samples = LockedValue<[(name: String, values: [Int])]>([])
@@ -51,7 +52,7 @@ public final class Runs: Sendable {
             let sorted = values.sorted()
             print(
                 "SUMMARY | \(scenario) | \(name) | \(percentile(50, sorted)) (\(sorted.first!)–\(sorted.last!)) "
-                    + "| runs \(sorted.count)")
+                    + "| samples \(sorted.count)")
         }
     }
 }

@@ -13,7 +13,7 @@ let benchmarks: @Sendable () -> Void = {
         latencyScenario(rate: 1_000, count: 1_000, documents: documents, runs: 5)
     }
     latencyScenario(rate: 100, count: 200, documents: 10_000, runs: 3)
-    slowConsumerScenario(count: 100_000, documents: 10_000, runs: 5)
+    slowConsumerScenario(count: 100_000, blocks: 50, documents: 10_000, runs: 5)
     irrelevantScenario(documents: 10_000, runs: 3)
     for observers in [0, 1, 100, 1_000] {
         fanOutScenario(observers: observers, documents: 10_000, runs: 3)

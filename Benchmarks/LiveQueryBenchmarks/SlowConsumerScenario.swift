@@ -8,23 +8,20 @@ import TetherConcurrency
 /// 2. A fast writer and a slow consumer (10 ms per result, without blocking a thread), each side in its own
 /// back-pressure idiom: Tether's `observeLocalWithNextSignal` (the next result once the handler signals) and its
 /// `snapshots()` (an async sequence: asking for the next element is the signal), GRDB's
-/// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value). Each run
-/// also times the same commits with nothing observed, before and after the observed ones: the writer's overhead is
-/// measured against the mean of the two, so that a drift of the machine or the file during the run cancels out.
-func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
+/// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value).
+///
+/// Each side's run writes `count` commits with an observer and as many without, in `blocks` pairs of blocks, the
+/// order within a pair alternating (see ``SlowConsumerSide/run(_:blocks:of:seqs:record:)``).
+func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
-    let figures = [
-        "deliveries", "last commit → final (ms)", "ready → final (µs)", "writer (ms)", "writer, unobserved (ms)",
-        "writer overhead (%)", "peak RSS delta (KB)",
-    ]
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "results computed after the last commit",
-        "of which ahead of a signal",
+        "of which ahead of a signal", "held high-water",
     ]
     let names =
-        sides.flatMap { side in figures.map { "\(side) \($0)" } }
-        + sides.dropLast().flatMap { side in tetherOnly.map { "\(side) \($0)" } } + ["Tether held high-water"]
+        sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
+        + sides.dropLast().flatMap { side in tetherOnly.map { "\(side) \($0)" } }
     let metrics = Dictionary(
         uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
     Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
@@ -32,97 +29,143 @@ func slowConsumerScenario(count: Int, documents: Int, runs: Int) {
         let summary = Runs(name)
         let (store, pool) = try await fixture.sides()
         let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
-        let recordFigures = { (side: String, figures: Consumer.Figures, unobserved: Int) in
-            record("\(side) deliveries", figures.deliveries)
-            record("\(side) last commit → final (ms)", figures.toFinal)
-            record("\(side) ready → final (µs)", figures.readyToFinal)
-            record("\(side) writer (ms)", figures.writer)
-            record("\(side) writer, unobserved (ms)", unobserved)
-            record("\(side) writer overhead (%)", (figures.writer - unobserved) * 100 / unobserved)
-            record("\(side) peak RSS delta (KB)", figures.peakResidentDelta)
+        let seqs = SeqCounter()
+        let perBlock = count / blocks
+
+        /// A Tether side: around each observed block, the store's statistics; `atEnd`, noted as the block's last
+        /// commit returns, tells whether the final result was computed ahead of the consumer's signal.
+        let tether = { (side: String, observe: @escaping (Consumer) throws -> any ObservationCancellable) in
+            let atEnd = LockedValue<LiveQueryStatistics?>(nil)
+            return SlowConsumerSide(name: side) { i, seq in
+                try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
+                if i == perBlock - 1 { atEnd.withLock { $0 = store.statistics } }
+            } observe: { consumer in
+                let before = store.statistics
+                let observation = try observe(consumer)
+                return {
+                    let after = store.statistics
+                    let end = atEnd.withLock { $0 } ?? after
+                    record(
+                        "\(side) results computed after the last commit", resultsComputed(after) - resultsComputed(end))
+                    record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
+                    record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
+                    record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
+                    record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
+                    // A snapshot sequence holds at most one result by construction: it has no statistics to ask.
+                    let held = (observation as? LiveQuery)?.deliveryStatistics.heldHighWater ?? 1
+                    record("\(side) held high-water", held)
+                    observation.cancel()
+                }
+            }
+        }
+        let signalling = tether("Tether") { consumer in
+            let handlerQueue = DispatchQueue(label: "tether")
+            return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
+                documents, _, signalNext in
+                consumer.received(newestSeq(documents))
+                handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
+                    consumer.free()
+                    signalNext()
+                }
+            }
+        }
+        // The same consumer as GRDB's below: a task that sleeps 10 ms per element.
+        let snapshots = tether("Tether snapshots()") { consumer in
+            let snapshots = try fixture.tetherQuery(store).snapshots()
+            Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
+            return snapshots
+        }
+        let grdb = SlowConsumerSide(name: "GRDB") { i, seq in
+            try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
+        } observe: { consumer in
+            let values = Fixture.grdbObservation().values(in: pool, bufferingPolicy: .bufferingNewest(1))
+            let task = Task { try await consumeSlowly(values, consumer) { newestSeq($0) } }
+            return {
+                task.cancel()
+                // The next block starts once the consumer's task has ended, so that it no longer fetches.
+                _ = await task.result
+            }
         }
 
         for run in 0..<runs {
-            /// Each Tether side writes seq numbers of its own: the result's newest seq tells its final state.
-            let tether = { (side: String, seqBase: Int, observe: (Consumer) throws -> any ObservationCancellable) in
-                let unobserved = { (base: Int) in
-                    try await timedWrites(count: count, seqBase: base) { i, seq in
-                        try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
-                    }
-                }
-                let unobservedBefore = try await unobserved(seqBase)
-                let consumer = Consumer()
-                let observation = try observe(consumer)
-                try await waitUntil { consumer.deliveries > 0 }
-                let before = store.statistics
-                let atEnd = LockedValue<LiveQueryStatistics?>(nil)
-                let figures = try await consumer.measure(
-                    count: count, seqBase: seqBase + count, atEnd: { atEnd.withLock { $0 = store.statistics } }
-                ) { i, seq in
-                    try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
-                }
-                let after = store.statistics
-                // Whether the final result was computed ahead of the consumer's signal, or when it signalled.
-                let end = atEnd.withLock { $0 } ?? after
-                record("\(side) results computed after the last commit", resultsComputed(after) - resultsComputed(end))
-                record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
-                record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
-                record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
-                record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
-                // A snapshot sequence holds at most one result by construction, and has no statistics to ask.
-                if let liveQuery = observation as? LiveQuery {
-                    record("\(side) held high-water", liveQuery.deliveryStatistics.heldHighWater)
-                }
-                observation.cancel()
-                let unobservedAfter = try await unobserved(seqBase + 2 * count)
-                recordFigures(side, figures, (unobservedBefore + unobservedAfter) / 2)
-            }
-            let signalling = {
-                try await tether("Tether", run * 6 * count) { consumer in
-                    let handlerQueue = DispatchQueue(label: "tether")
-                    return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
-                        documents, _, signalNext in
-                        consumer.received(newestSeq(documents))
-                        handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
-                            consumer.free()
-                            signalNext()
-                        }
-                    }
-                }
-            }
-            // The same consumer as GRDB's below: a task that sleeps 10 ms per element. A snapshot sequence holds at
-            // most one result, the latest, by construction.
-            let snapshots = {
-                try await tether("Tether snapshots()", run * 6 * count + 3 * count) { consumer in
-                    let snapshots = try fixture.tetherQuery(store).snapshots()
-                    Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
-                    return snapshots
-                }
-            }
-            let grdb = {
-                let seqBase = run * 3 * count
-                let unobserved = { (base: Int) in
-                    try await timedWrites(count: count, seqBase: base) { i, seq in
-                        try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
-                    }
-                }
-                let unobservedBefore = try await unobserved(seqBase)
-                let consumer = Consumer()
-                let values = Fixture.grdbObservation().values(in: pool, bufferingPolicy: .bufferingNewest(1))
-                let task = Task { try await consumeSlowly(values, consumer) { newestSeq($0) } }
-                try await waitUntil { consumer.deliveries > 0 }
-                let figures = try await consumer.measure(count: count, seqBase: seqBase + count) { i, seq in
-                    try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
-                }
-                task.cancel()
-                // Unobserved once the consumer's task has ended, so that it no longer fetches.
-                _ = await task.result
-                let unobservedAfter = try await unobserved(seqBase + 2 * count)
-                recordFigures("GRDB", figures, (unobservedBefore + unobservedAfter) / 2)
-            }
-            try await rotating(run, [signalling, snapshots, grdb])
+            try await rotating(
+                run,
+                [signalling, snapshots, grdb].map { side in
+                    { try await side.run(run, blocks: blocks, of: perBlock, seqs: seqs, record: record) }
+                })
         }
         summary.printSummary()
+    }
+}
+
+/// One side of scenario 2: how it writes a commit (the document chosen by the commit's index in its block, and the
+/// seq it writes), and how it starts observing for a consumer — returning what ends the observation once a block
+/// is measured.
+struct SlowConsumerSide {
+    let name: String
+    let write: @Sendable (Int, Int) async throws -> Void
+    let observe: (Consumer) async throws -> () async throws -> Void
+
+    init(
+        name: String, write: @escaping @Sendable (Int, Int) async throws -> Void,
+        observe: @escaping (Consumer) async throws -> () async throws -> Void
+    ) {
+        self.name = name
+        self.write = write
+        self.observe = observe
+    }
+
+    /// What each side records: the first three per run, the others per observed block.
+    static let figures = [
+        "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "deliveries", "last commit → final (ms)",
+        "ready → final (µs)", "peak RSS delta (KB)",
+    ]
+
+    /// One run: `blocks` pairs of blocks of `perBlock` commits, one block with nothing observed and one with an
+    /// observer, the pair's order alternating from block to block and from run to run. The writer's overhead is the
+    /// observed blocks' total time against the unobserved blocks': the machine's and the file's drift during a run
+    /// cancels out, where one long stretch of each let it move the figure as much as the overhead itself. Each
+    /// observed block ends with a final state of its own, so each gives a sample of the time to it.
+    func run(
+        _ run: Int, blocks: Int, of perBlock: Int, seqs: SeqCounter, record: (String, Int) -> Void
+    ) async throws {
+        var (observed, unobserved) = (0, 0)
+        for block in 0..<blocks {
+            let unobservedFirst = (run + block) % 2 == 0
+            if unobservedFirst {
+                unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
+            }
+            let consumer = Consumer()
+            let end = try await observe(consumer)
+            try await waitUntil { consumer.deliveries > 0 }
+            let figures = try await consumer.measure(count: perBlock, seqBase: seqs.take(perBlock), write: write)
+            try await end()
+            observed += figures.writer
+            record("\(name) deliveries", figures.deliveries)
+            record("\(name) last commit → final (ms)", figures.toFinal)
+            record("\(name) ready → final (µs)", figures.readyToFinal)
+            record("\(name) peak RSS delta (KB)", figures.peakResidentDelta)
+            if !unobservedFirst {
+                unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
+            }
+        }
+        record("\(name) writer (ms)", observed)
+        record("\(name) writer, unobserved (ms)", unobserved)
+        record("\(name) writer overhead (%)", (observed - unobserved) * 100 / unobserved)
+    }
+}
+
+/// The seq numbers commits write, counting up across sides and blocks: a result's newest seq tells which commit it
+/// reflects.
+final class SeqCounter: Sendable {
+    private let next = LockedValue(0)
+
+    /// `count` numbers, from the one returned.
+    func take(_ count: Int) -> Int {
+        next.withLock { next in
+            defer { next += count }
+            return next
+        }
     }
 }
 
@@ -142,8 +185,11 @@ func consumeSlowly<Elements: AsyncSequence>(
     }
 }
 
-/// The time (ms) `count` commits take, one after the other.
+/// The time (ms) `count` commits take, one after the other, with resident memory sampled as in an observed block
+/// (``Consumer/measure(count:seqBase:write:)``), so that the sampler's own cost is on both sides of the overhead.
 func timedWrites(count: Int, seqBase: Int, write: (Int, Int) async throws -> Void) async throws -> Int {
+    let sampler = ResidentSampler()
+    defer { _ = sampler.stop() }
     let start = nowMicroseconds()
     for i in 0..<count { try await write(i, seqBase + i) }
     return (nowMicroseconds() - start) / 1_000
@@ -182,18 +228,14 @@ final class Consumer: Sendable {
         var peakResidentDelta: Int
     }
 
-    /// Writes `count` commits as fast as they go and waits for the last one's result; `atEnd` runs as soon as the
-    /// last commit has returned.
-    func measure(
-        count: Int, seqBase: Int, atEnd: () -> Void = {}, write: (Int, Int) async throws -> Void
-    ) async throws -> Figures {
+    /// Writes `count` commits as fast as they go and waits for the last one's result.
+    func measure(count: Int, seqBase: Int, write: (Int, Int) async throws -> Void) async throws -> Figures {
         let before = ResidentSampler.resident()
         let sampler = ResidentSampler()
         let deliveriesBefore = deliveries
         let start = nowMicroseconds()
         for i in 0..<count { try await write(i, seqBase + i) }
         let end = nowMicroseconds()
-        atEnd()
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
         let peak = sampler.stop()
