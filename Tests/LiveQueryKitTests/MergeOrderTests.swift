@@ -5,8 +5,8 @@ import TetherJSON
 import TetherTestingTraits
 
 /// A result brought up to date from changed documents puts them where the store's own query would: strings by their
-/// UTF-8 bytes (SQLite's BINARY collation), not by Swift's `<`, which treats canonically equivalent strings as equal
-/// and orders by Unicode scalars.
+/// UTF-8 bytes (SQLite's BINARY collation), not by Swift's `<`, which compares strings in a normalized form and so
+/// finds canonically equivalent ones equal.
 @Suite("Live queries: merged results in the store's order", .leakChecked)
 struct MergeOrderTests {
     /// Names whose byte order differs from what a casual comparison would give: a precomposed and a decomposed "é"
