@@ -27,18 +27,26 @@ struct LiveQueryOwnerChurnStressTests {
         let controlWatch = DeinitWatch(tally: tally)
         var controlOwner: WatchedOwner? = WatchedOwner(controlWatch)
         try items.find("group == 0").observeLocal(owner: controlOwner!) { _, _ in controlWatch.recordCall() }
-        let deadline = Date().addingTimeInterval(stressSeconds)
+        // The writer commits until the churn is over; the churn starts once it has committed, so that the two
+        // overlap however the machine schedules them (under ThreadSanitizer, a writer task started beside the
+        // churn's threads once made no commit before their deadline).
+        let writing = LockedValue(true)
+        let written = LockedValue(0)
         let writer = Task {
-            var commit = 0
-            while Date() < deadline {
-                commit += 1
+            while writing.withLock({ $0 }) {
+                let commit = written.withLock { commit in
+                    commit += 1
+                    return commit
+                }
                 try await items.upsert([
                     "_id": .string("d\(commit % 64)"), "group": .number(Double(commit % 4)),
                     "n": .number(Double(commit)),
                 ])
             }
-            return commit
+            return written.withLock { $0 }
         }
+        try await eventually { written.withLock { $0 } > 0 }
+        let deadline = Date().addingTimeInterval(stressSeconds)
         let workers = startStressThreads(8) { _, pace in
             var generator = SystemRandomNumberGenerator()
             var held: [AnyObject] = []
@@ -91,6 +99,7 @@ struct LiveQueryOwnerChurnStressTests {
             handles.removeAll()
         }
         try await workers.wait(within: .seconds(stressSeconds + 300))
+        writing.withLock { $0 = false }
         let commits = try await writer.value
         try await eventually { tally.calls > 0 }
         controlOwner = nil
