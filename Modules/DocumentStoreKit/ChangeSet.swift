@@ -95,7 +95,7 @@ public struct ChangeSet: Sendable, Hashable {
         // Taken out, so that it is updated in place rather than copied.
         if var documents = documents.take(), let laterDocuments = later.documents, !hasUnknownChanges {
             for (key, kind) in later.changes where kind == .removed { documents[key] = nil }
-            documents.merge(laterDocuments) { _, later in later }
+            for (key, document) in laterDocuments { documents[key] = document }
             self.documents = documents.count <= Self.documentLimit ? documents : nil
         }
     }

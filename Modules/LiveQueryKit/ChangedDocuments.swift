@@ -71,7 +71,7 @@ extension LiveQueryEngine {
         try await documents.read { [state] reader in
             let commit = try reader.commitNumber()
             var read = ChangedDocuments(commit: commit, changes: changes)
-            if commit > changes.commits.upperBound, let later = state.withLock({ $0.inbox.changes }),
+            if commit > changes.commits.upperBound, let later = state.withLock({ $0.inbox.changes }).merged(),
                 !later.hasUnknownChanges, later.commits.lowerBound <= changes.commits.upperBound + 1,
                 later.commits.upperBound >= commit
             {

@@ -1,13 +1,15 @@
 import DocumentStoreKit
 
-/// What the engine's consumer has yet to do: the changes committed since it last looked, merged into one set — the
-/// one place change sets coalesce, so a fast writer costs one set, never a queue — the observers registered since,
-/// the queries whose held-back changes an observer is now ready for, and the failed queries whose retry is due. The
-/// consumer takes everything at once, or waits here while there is nothing.
+/// What the engine's consumer has yet to do: the changes committed since it last looked (``PendingChanges``: the
+/// writer appends, the consumer merges, and past a bound the sets fold into one — so a fast writer costs a bounded
+/// list, never a queue), the observers registered since, the queries whose held-back changes an observer is now ready
+/// for, and the failed queries whose retry is due. The consumer takes everything at once, or waits here while there
+/// is nothing.
 struct EngineInbox: Sendable {
     /// One round of work.
     struct Work: Sendable {
-        var changes: ChangeSet?
+        /// The changes, still to be merged (``PendingChanges/merged()``, by the consumer, outside the lock).
+        var changes = PendingChanges()
         var registrations: [Registration] = []
         /// Queries with changes held back while their observers were busy, one of which is now ready.
         var wakes: Set<DocumentQuery> = []
@@ -20,7 +22,7 @@ struct EngineInbox: Sendable {
 
     typealias Consumer = CheckedContinuation<Work?, Never>
 
-    var changes: ChangeSet?
+    var changes = PendingChanges()
     var registrations: [Registration] = []
     var wakes: Set<DocumentQuery> = []
     var retries: Set<DocumentQuery> = []
@@ -35,7 +37,7 @@ struct EngineInbox: Sendable {
 
     /// Adds one commit's changes without waking the consumer (every query is held back: nothing to compute).
     mutating func keep(_ set: ChangeSet) {
-        if changes == nil { changes = set } else { changes!.merge(set) }
+        changes.append(set)
     }
 
     /// Adds a new observer, to be started by the consumer; returns the waiting consumer with its work.
@@ -64,13 +66,14 @@ struct EngineInbox: Sendable {
 
     /// Everything waiting, or nil when nothing is.
     mutating func take() -> Work? {
-        guard changes != nil || !registrations.isEmpty || !wakes.isEmpty || !retries.isEmpty else { return nil }
+        guard !changes.isEmpty || !registrations.isEmpty || !wakes.isEmpty || !retries.isEmpty else { return nil }
         defer {
+            changes = PendingChanges()
             registrations.removeAll()
             wakes.removeAll()
             retries.removeAll()
         }
-        return Work(changes: changes.take(), registrations: registrations, wakes: wakes, retries: retries)
+        return Work(changes: changes, registrations: registrations, wakes: wakes, retries: retries)
     }
 
     /// Whether an observer waits to be started.

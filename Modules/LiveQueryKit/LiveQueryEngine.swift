@@ -271,7 +271,7 @@ final class LiveQueryEngine: Sendable {
             if !state.isObserving {
                 // Nothing to bring up to date any more: the consumer ends, and so do its inbox and subscription.
                 released.subscription = state.subscription.take()
-                state.inbox.changes = nil
+                state.inbox.changes = PendingChanges()
                 if let consumer = state.inbox.waiting.take() {
                     released.consumer = consumer
                     state.consumer = nil
@@ -304,11 +304,14 @@ final class LiveQueryEngine: Sendable {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
             state.received = max(state.received, changes.commits.upperBound)
-            guard !state.isAllHeld else {
+            guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.heldCommits += 1
                 return (nil, startsQuietWatch(&state), state.heldCommits % Self.heldCommitsPerCheck == 0)
             }
+            // Nothing held back — or the changes kept while everything was held have reached their bound, and the
+            // consumer, parked, merges them in a round (which holds them back again) rather than this thread.
+            state.isAllHeld = false
             let resume = state.inbox.add(changes)
             if let resume { state.isRunningOwedWork = resume.1.isOwed }
             return (resume, false, false)
@@ -356,6 +359,8 @@ final class LiveQueryEngine: Sendable {
     /// One round: ends observers whose owners died, applies the changes, brings up to date the queries an observer
     /// is ready for, runs again failed queries whose retry is due, starts the new observers.
     func round(_ work: EngineInbox.Work) async {
+        // The commits' sets, merged here rather than by the writer that handed them over.
+        let changes = work.changes.merged()
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
         // died is still released within a few commits (its handler is never called: that is checked at the call).
@@ -363,13 +368,13 @@ final class LiveQueryEngine: Sendable {
         state.withLock { state in
             // After changes, every entry this round did not look at is to be looked at; each round with nothing else
             // looks at its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
-            state.sweepDebt = work.changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
+            state.sweepDebt = changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
         }
-        if let changes = work.changes { await apply(changes) }
+        if let changes { await apply(changes) }
         for query in work.wakes { await applyDeferred(query) }
         for query in work.retries { await runRetry(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
-        finishRound(through: work.changes?.commits.upperBound)
+        finishRound(through: changes?.commits.upperBound)
         // Each round gives Swift concurrency's thread back: over a store whose reads never suspend (in memory), a
         // consumer fed without pause would hold the thread for as long as work kept coming.
         await Task.yield()

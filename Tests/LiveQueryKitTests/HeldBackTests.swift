@@ -13,11 +13,14 @@ struct HeldBackTests {
     /// A next-signal observer that keeps its signal until the test calls it.
     final class SlowObserver: Sendable {
         let received = Received()
+        /// The documents of each result received, in order.
+        let results = LockedValue<[[Document]]>([])
         let signal = LockedValue<SignalNext?>(nil)
 
         func observe(_ query: PendingQuery) throws -> LiveQuery {
             try query.observeLocalWithNextSignal { [self] documents, event, signalNext in
                 received.append(documents, event)
+                results.withLock { $0.append(documents) }
                 signal.withLock { $0 = signalNext }
             }
         }
@@ -64,6 +67,60 @@ struct HeldBackTests {
         _ = try await items.upsert(["_id": "z", "group": "b"])
         await store.waitForLiveQueries()
         #expect(slow.received.count == 2)
+        await liveQuery.stop()
+    }
+
+    /// Commits made while the observer is busy, and the fewest rounds that must merge them: kept sets are merged once
+    /// there are 256, or once they carry 512 changed documents between them (a merged set keeps each document once).
+    struct LongHold: Sendable, CustomTestStringConvertible {
+        let commits: Int
+        let documentsPerCommit: Int
+        let minimumRounds: Int
+        var testDescription: String { "\(commits) commits of \(documentsPerCommit)" }
+    }
+
+    @Test(
+        "A long hold: the engine merges kept commits by 256 sets or 512 documents, computing nothing until the signal",
+        arguments: TestStores.kinds,
+        [
+            LongHold(commits: 1_000, documentsPerCommit: 1, minimumRounds: 3),
+            // Unmerged, these would hold 6,000 documents: merged every two commits instead.
+            LongHold(commits: 20, documentsPerCommit: 300, minimumRounds: 5),
+        ])
+    func longHold(kind: String, hold: LongHold) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let query = store.collection("items").find("group == 'a'").sort("_id")
+        let slow = SlowObserver()
+        let liveQuery = try await slow.observeUntilBusy(query)
+        await store.waitForLiveQueries()
+        let before = store.statistics
+        // The writer hands each commit over without merging it; past the bound, the engine's consumer merges the
+        // kept sets in a round of its own — which holds them back again and computes nothing.
+        for commit in 0..<hold.commits {
+            _ = try await store.write { transaction in
+                for index in 0..<hold.documentsPerCommit {
+                    let id = hold.documentsPerCommit == 1 ? commit % 7 : index
+                    try transaction.collection("items").upsert([
+                        "_id": .string("d\(id)"), "group": "a", "n": .number(Double(commit)),
+                    ])
+                }
+            }
+        }
+        let kept = store.statistics
+        let work = { (statistics: LiveQueryStatistics) in statistics.evaluations + statistics.incrementalUpdates }
+        #expect(kept.rounds - before.rounds >= hold.minimumRounds, "merged in rounds, not by the writer: \(kept)")
+        #expect(kept.deferrals > before.deferrals, "each such round holds the changes back again")
+        #expect(work(kept) == work(before), "and computes nothing while the observer is busy")
+        #expect(slow.received.count == 1)
+
+        // A round merging kept sets may still be running: a signal now would take its result, and the last commits
+        // at the next signal. The wait brings the held query up to date with every commit; the signal takes that.
+        await store.waitForLiveQueries()
+        let final = try await query.exec()
+        #expect(final.contains { $0.int("n") == hold.commits - 1 }, "the final state has the last commit")
+        slow.signalNext()
+        try await slow.received.wait { $0.count == 2 }
+        #expect(slow.results.withLock { $0.last } == final, "the latest result, from every kept commit")
         await liveQuery.stop()
     }
 

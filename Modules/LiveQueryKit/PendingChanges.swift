@@ -1,0 +1,48 @@
+import DocumentStoreKit
+
+/// The change sets committed since the engine's consumer last looked, as the writer handed them over: appended, to
+/// be merged by the consumer on its own thread, so that a commit's hand-over costs the writer an append rather than a
+/// merge (hashing every changed key and document into the kept set).
+///
+/// Memory stays flat however long the consumer does not look: once ``limit`` sets, or sets with
+/// `ChangeSet.documentLimit` changed documents between them, are kept unmerged, they are folded into one — a merged set
+/// keeps each document once, as the last commit left it, and no more than that limit (``isFull`` says when, so that
+/// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:)`` does).
+struct PendingChanges: Sendable {
+    /// The sets folded in so far, earlier than every set in `sets`.
+    private var folded: ChangeSet?
+    /// The sets handed over since, in commit order.
+    private var sets: [ChangeSet] = []
+    /// The changed documents `sets` report between them (a document changed by two commits counts twice).
+    private var changeCount = 0
+
+    /// How many sets are kept unmerged (a few hundred bytes each, with the documents they carry).
+    static let limit = 256
+
+    /// Whether no set is pending.
+    var isEmpty: Bool { folded == nil && sets.isEmpty }
+
+    /// Whether the sets kept unmerged are at their bound: the next ``append(_:)`` folds them.
+    var isFull: Bool { sets.count >= Self.limit || changeCount >= ChangeSet.documentLimit }
+
+    /// Appends a commit's set, folding the kept ones first when they are at their bound.
+    mutating func append(_ set: ChangeSet) {
+        if isFull { fold() }
+        sets.append(set)
+        changeCount += set.changes.count
+    }
+
+    /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.
+    func merged() -> ChangeSet? {
+        var sets = sets[...]
+        guard var merged = folded ?? sets.popFirst() else { return nil }
+        for set in sets { merged.merge(set) }
+        return merged
+    }
+
+    private mutating func fold() {
+        folded = merged()
+        sets.removeAll(keepingCapacity: true)
+        changeCount = 0
+    }
+}
