@@ -120,3 +120,36 @@ public func rotating(_ run: Int, _ sides: [() async throws -> Void]) async throw
 public func scenario(_ metrics: [BenchmarkMetric]) -> Benchmark.Configuration {
     .init(metrics: metrics, warmupIterations: 0, maxDuration: .seconds(900), maxIterations: 1)
 }
+
+/// The process's CPU time (user and system, every thread) and voluntary context switches so far (`getrusage`): what
+/// a stretch of work cost beyond its wall-clock time, and how often its threads went to sleep and were woken.
+public struct ProcessUsage: Sendable {
+    public var cpuMicroseconds: Int
+    public var voluntarySwitches: Int
+
+    public static func now() -> ProcessUsage {
+        var usage = rusage()
+        #if canImport(Glibc)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        let user = Int(usage.ru_utime.tv_sec) * 1_000_000 + Int(usage.ru_utime.tv_usec)
+        let system = Int(usage.ru_stime.tv_sec) * 1_000_000 + Int(usage.ru_stime.tv_usec)
+        return ProcessUsage(cpuMicroseconds: user + system, voluntarySwitches: Int(usage.ru_nvcsw))
+    }
+
+    /// What was used between `earlier` and this.
+    public static func - (later: ProcessUsage, earlier: ProcessUsage) -> ProcessUsage {
+        ProcessUsage(
+            cpuMicroseconds: later.cpuMicroseconds - earlier.cpuMicroseconds,
+            voluntarySwitches: later.voluntarySwitches - earlier.voluntarySwitches)
+    }
+
+    public static func += (total: inout ProcessUsage, stretch: ProcessUsage) {
+        total.cpuMicroseconds += stretch.cpuMicroseconds
+        total.voluntarySwitches += stretch.voluntarySwitches
+    }
+
+    public static let zero = ProcessUsage(cpuMicroseconds: 0, voluntarySwitches: 0)
+}

@@ -115,10 +115,13 @@ struct SlowConsumerSide {
         self.observe = observe
     }
 
-    /// What each side records: the first three per run, the others per observed block.
+    /// What each side records: the first five per run, the others per observed block. CPU overhead is the process's
+    /// CPU time over the observed blocks against the unobserved blocks' (every thread: the writer's, the engine's,
+    /// the consumer's); the wake-ups are the voluntary context switches the observed blocks added, per delivery.
     static let figures = [
-        "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "deliveries", "last commit → final (ms)",
-        "ready → final (µs)", "peak RSS delta (KB)",
+        "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "CPU overhead (%)",
+        "thread wake-ups per delivery", "deliveries", "last commit → final (ms)", "ready → final (µs)",
+        "peak RSS delta (KB)",
     ]
 
     /// One run: `blocks` pairs of blocks of `perBlock` commits, one block with nothing observed and one with an
@@ -130,28 +133,39 @@ struct SlowConsumerSide {
         _ run: Int, blocks: Int, of perBlock: Int, seqs: SeqCounter, record: (String, Int) -> Void
     ) async throws {
         var (observed, unobserved) = (0, 0)
+        var (observedUsage, unobservedUsage) = (ProcessUsage.zero, ProcessUsage.zero)
+        var deliveries = 0
+        let unobservedBlock = {
+            let before = ProcessUsage.now()
+            unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
+            unobservedUsage += ProcessUsage.now() - before
+        }
         for block in 0..<blocks {
             let unobservedFirst = (run + block) % 2 == 0
-            if unobservedFirst {
-                unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
-            }
+            if unobservedFirst { try await unobservedBlock() }
             let consumer = Consumer()
+            let before = ProcessUsage.now()
             let end = try await observe(consumer)
             try await waitUntil { consumer.deliveries > 0 }
             let figures = try await consumer.measure(count: perBlock, seqBase: seqs.take(perBlock), write: write)
             try await end()
+            observedUsage += ProcessUsage.now() - before
+            deliveries += figures.deliveries
             observed += figures.writer
             record("\(name) deliveries", figures.deliveries)
             record("\(name) last commit → final (ms)", figures.toFinal)
             record("\(name) ready → final (µs)", figures.readyToFinal)
             record("\(name) peak RSS delta (KB)", figures.peakResidentDelta)
-            if !unobservedFirst {
-                unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
-            }
+            if !unobservedFirst { try await unobservedBlock() }
         }
         record("\(name) writer (ms)", observed)
         record("\(name) writer, unobserved (ms)", unobserved)
         record("\(name) writer overhead (%)", (observed - unobserved) * 100 / unobserved)
+        let cpu = (observedUsage.cpuMicroseconds, unobservedUsage.cpuMicroseconds)
+        record("\(name) CPU overhead (%)", (cpu.0 - cpu.1) * 100 / max(cpu.1, 1))
+        record(
+            "\(name) thread wake-ups per delivery",
+            (observedUsage.voluntarySwitches - unobservedUsage.voluntarySwitches) / max(deliveries, 1))
     }
 }
 
