@@ -9,7 +9,8 @@ import DocumentStoreKit
 /// keeps each document once, as the last commit left it, and no more than that limit (``isFull`` says when, so that
 /// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:)`` does).
 struct PendingChanges: Sendable {
-    /// The sets folded in so far, earlier than every set in `sets`.
+    /// The earliest sets, merged into one: the first set handed over (so that a round taking a single commit's set,
+    /// the usual case, costs no array), and every set folded in since.
     private var folded: ChangeSet?
     /// The sets handed over since, in commit order.
     private var sets: [ChangeSet] = []
@@ -20,13 +21,17 @@ struct PendingChanges: Sendable {
     static let limit = 256
 
     /// Whether no set is pending.
-    var isEmpty: Bool { folded == nil && sets.isEmpty }
+    var isEmpty: Bool { folded == nil }
 
     /// Whether the sets kept unmerged are at their bound: the next ``append(_:)`` folds them.
     var isFull: Bool { sets.count >= Self.limit || changeCount >= ChangeSet.documentLimit }
 
     /// Appends a commit's set, folding the kept ones first when they are at their bound.
     mutating func append(_ set: ChangeSet) {
+        guard folded != nil else {
+            folded = set
+            return
+        }
         if isFull { fold() }
         sets.append(set)
         changeCount += set.changes.count
@@ -34,8 +39,7 @@ struct PendingChanges: Sendable {
 
     /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.
     func merged() -> ChangeSet? {
-        var sets = sets[...]
-        guard var merged = folded ?? sets.popFirst() else { return nil }
+        guard var merged = folded else { return nil }
         for set in sets { merged.merge(set) }
         return merged
     }

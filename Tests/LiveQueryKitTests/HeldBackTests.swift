@@ -84,8 +84,8 @@ struct HeldBackTests {
         arguments: TestStores.kinds,
         [
             LongHold(commits: 1_000, documentsPerCommit: 1, minimumRounds: 3),
-            // Unmerged, these would hold 6,000 documents: merged every two commits instead.
-            LongHold(commits: 20, documentsPerCommit: 300, minimumRounds: 5),
+            // Unmerged, these would hold 12,000 documents: merged every few commits instead.
+            LongHold(commits: 40, documentsPerCommit: 300, minimumRounds: 5),
         ])
     func longHold(kind: String, hold: LongHold) async throws {
         let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
