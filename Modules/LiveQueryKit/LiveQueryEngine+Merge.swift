@@ -23,8 +23,7 @@ extension LiveQueryEngine {
         guard limit > 0 else { return [] }
         guard result.count >= limit, let last = result.last else { return Array(merged.documents.prefix(limit)) }
         // How many sort no later than the old last document (the merged list is sorted: a binary search).
-        let known = merged.insertionIndex(
-            of: query.orderKey(of: StoredDocument(validatedID: last.id, body: last.value)), after: true)
+        let known = merged.insertionIndex(of: OrderedDocuments.key(of: last, in: query), after: true)
         return known >= limit ? Array(merged.documents.prefix(limit)) : nil
     }
 }
@@ -68,9 +67,13 @@ struct OrderedDocuments {
 
     private mutating func key(at index: Int) -> DocumentQuery.OrderKey {
         if let key = keys[index] { return key }
-        let document = documents[index]
-        let key = query.orderKey(of: StoredDocument(validatedID: document.id, body: document.value))
+        let key = Self.key(of: documents[index], in: query)
         keys[index] = key
         return key
+    }
+
+    /// A result's document's place in `query`'s order.
+    static func key(of document: Document, in query: DocumentQuery) -> DocumentQuery.OrderKey {
+        query.orderKey(of: StoredDocument(validatedID: document.id, body: document.value))
     }
 }
