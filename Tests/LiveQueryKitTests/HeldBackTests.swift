@@ -19,8 +19,9 @@ struct HeldBackTests {
 
         func observe(_ query: PendingQuery) throws -> LiveQuery {
             try query.observeLocalWithNextSignal { [self] documents, event, signalNext in
-                received.append(documents, event)
+                // Before `received`, which tests wait on: once it counts a result, `results` has it.
                 results.withLock { $0.append(documents) }
+                received.append(documents, event)
                 signal.withLock { $0 = signalNext }
             }
         }
