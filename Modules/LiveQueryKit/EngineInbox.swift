@@ -31,13 +31,13 @@ struct EngineInbox: Sendable {
 
     /// Adds one commit's changes; returns the waiting consumer with its work, to resume outside the lock.
     mutating func add(_ set: ChangeSet) -> (Consumer, Work)? {
-        keep(set)
+        changes.append(set, heldBack: false)
         return handOver()
     }
 
     /// Adds one commit's changes without waking the consumer (every query is held back: nothing to compute).
     mutating func keep(_ set: ChangeSet) {
-        changes.append(set)
+        changes.append(set, heldBack: true)
     }
 
     /// Adds a new observer, to be started by the consumer; returns the waiting consumer with its work.
@@ -78,6 +78,9 @@ struct EngineInbox: Sendable {
 
     /// Whether an observer waits to be started.
     var hasRegistrations: Bool { !registrations.isEmpty }
+
+    /// Whether nothing but commits' changes waits: no observer to start, no query to wake or run again.
+    var holdsOnlyChanges: Bool { registrations.isEmpty && wakes.isEmpty && retries.isEmpty }
 
     /// Whether an observer waits to be started or a query to be woken: work that catching up waits for.
     var hasOwedWork: Bool { !registrations.isEmpty || !wakes.isEmpty }

@@ -9,8 +9,10 @@ import TetherConcurrency
 /// the observers take over a result, and a little before the next signal is due — once per delivery, not once per
 /// commit — brings the query up to date, so that the signal takes the latest result at once. Commits that come after
 /// that computation are held back again and applied when the observer signals, as without it. The timer is started
-/// by the round that first holds a commit back after the hand-out, on the engine's queue: the signal that took the
-/// result, and the writer, never wait for it. On unless the store is made with `anticipatesSignals: false`.
+/// on the engine's queue by the round that hands the result out (or, for a result an observer took as it signalled,
+/// by the round that first holds a commit back after it): the signal that took the result, and the writer, never
+/// wait for it. It finds nothing to compute when no commit came meanwhile. On unless the store is made with
+/// `anticipatesSignals: false`.
 extension LiveQueryEngine {
     /// Brings `query` up to date after `delay`, if its changes are still held back then. Holds the engine only once
     /// the time has come: an engine released meanwhile computes nothing.

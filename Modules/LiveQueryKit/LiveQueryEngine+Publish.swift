@@ -36,7 +36,7 @@ extension LiveQueryEngine {
         }
         if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        if let published { handOut(failure, to: published.publish(failure)) }
+        if let published { handOut(failure, to: published.publish(failure).ready) }
     }
 
     /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
@@ -57,9 +57,13 @@ extension LiveQueryEngine {
             state.evaluations[query] = evaluation
             return (evaluation.published, evaluation.content)
         }
-        // To the observers idle now; each busy one takes it (or a later one) when it signals.
+        // To the observers idle now; each busy one takes it (or a later one) when it signals. Slow ones have the
+        // next result computed just before they are due to signal.
         let snapshot = Snapshot.documents(result, commit: commit, content: content)
-        if let published { handOut(snapshot, to: published.publish(snapshot)) }
+        guard let published else { return }
+        let (ready, ahead) = published.publish(snapshot)
+        handOut(snapshot, to: ready)
+        if let ahead { computeAhead(query, after: ahead) }
     }
 
     /// Submits `snapshot` to the observers it was handed to.

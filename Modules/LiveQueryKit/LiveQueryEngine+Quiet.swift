@@ -18,9 +18,11 @@ enum QuietWatch: Sendable {
 }
 
 extension LiveQueryEngine {
-    /// Whether a quiet watch should start now: something is held back and none runs. Marks it running. Under the lock.
+    /// Whether a quiet watch should start now: something is held back (changes held for a query, or commits kept
+    /// while every query is held back) and none runs. Marks it running. Under the lock.
     func startsQuietWatch(_ state: inout State) -> Bool {
-        guard quietPeriod != nil, state.hasHeld || state.isAllHeld, case .idle = state.quietWatch else { return false }
+        let isHolding = state.hasHeld || state.isAllHeld && !state.inbox.changes.isEmpty
+        guard quietPeriod != nil, isHolding, case .idle = state.quietWatch else { return false }
         state.quietWatch = .watching(since: state.received)
         return true
     }

@@ -8,8 +8,9 @@ extension LiveQueryEngine {
     /// After commits: brings up to date only the queries the changes can affect — from the changed documents alone,
     /// read once for every query (or carried by the changes), when that is exact; by running the query otherwise.
     /// A query whose observers are all busy with an earlier result is not brought up to date now: its changes are
-    /// held back until one of them is ready (``hold(_:_:)``).
-    func apply(_ changes: ChangeSet) async {
+    /// held back until one of them is ready (``hold(_:_:counting:in:)``); `countedAsHeld` when they were counted as
+    /// held back as they came (kept while every query was).
+    func apply(_ changes: ChangeSet, countedAsHeld: Bool = false) async {
         let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again. Results in other collections stay exact through these
@@ -42,7 +43,7 @@ extension LiveQueryEngine {
         state.withLock { state in
             state.statistics.skippedIrrelevant += touched.count - relevant.count
             for candidate in relevant {
-                switch Self.hold(candidate.query, changes, in: &state) {
+                switch Self.hold(candidate.query, changes, counting: !countedAsHeld, in: &state) {
                 case nil: continue  // unobserved since
                 case .held(let computeAhead)?: if let computeAhead { ahead.append((candidate.query, computeAhead)) }
                 case .now(let evaluation, nil)?: round.append((candidate.query, evaluation))
@@ -88,9 +89,10 @@ extension LiveQueryEngine {
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
     /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload
     /// waiting (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes
-    /// the query (``wake(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
-    /// documents are dropped (``HeldChanges``): the query simply runs again. Under the engine's lock.
-    static func hold(_ query: DocumentQuery, _ changes: ChangeSet, in state: inout State) -> Hold? {
+    /// the query (``observerIdle(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
+    /// documents are dropped (``HeldChanges``): the query simply runs again. `counting`: the changes count as held
+    /// back (``LiveQueryStatistics/deferrals``) unless they were counted as they came. Under the engine's lock.
+    static func hold(_ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, in state: inout State) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()
         guard var evaluation = state.evaluations[query] else { return nil }
@@ -108,20 +110,26 @@ extension LiveQueryEngine {
         }
         if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
         state.evaluations[query]?.deferred = deferred
-        state.statistics.deferrals += 1
+        if counting { state.statistics.deferrals += 1 }
         return .held(computeAhead: hold.computeAhead)
     }
 
-    /// Applies the changes held back for `query`, now that one of its observers is ready.
+    /// Applies the changes held back for `query`, now that one of its observers is ready. Woken for commits that
+    /// turned out not to touch it, an observer that went idle behind the latest result takes that result.
     func applyDeferred(_ query: DocumentQuery) async {
-        let taken = state.withLock { state -> (Evaluation, HeldChanges)? in
-            guard let evaluation = state.evaluations[query], let deferred = evaluation.deferred else { return nil }
+        let taken = state.withLock { state -> (Evaluation, HeldChanges?)? in
+            guard let evaluation = state.evaluations[query] else { return nil }
+            guard let deferred = evaluation.deferred else { return (evaluation, nil) }
             state.evaluations[query]?.deferred = nil
             // Observers that go idle from here on wait for the result about to be published.
             evaluation.published.release()
             return (evaluation, deferred)
         }
         guard let (evaluation, deferred) = taken else { return }
+        guard let deferred else {
+            if let (snapshot, behind) = evaluation.published.offerToIdleBehind() { handOut(snapshot, to: behind) }
+            return
+        }
         await bring(query, evaluation, deferred)
     }
 

@@ -68,9 +68,10 @@ final class LiveQueryEngine: Sendable {
         var statistics = LiveQueryStatistics()
         var failureSerial: UInt64 = 0
 
-        /// Every observed query is held back (all their observers busy): commits are only merged into the inbox,
-        /// without waking the consumer, until an observer goes idle, a new one comes, someone waits to catch up, or
-        /// the writer has been quiet for the quiet period.
+        /// Every observed query is held back — all their observers busy, since its changes were held back or since
+        /// the hand-out (see ``LiveQueryEngine/allHeld(_:)``): commits are only kept in the inbox, without waking
+        /// the consumer, until an observer goes idle, a new one comes, someone waits to catch up, a computation
+        /// ahead of a signal is due, or the writer has been quiet for the quiet period.
         var isAllHeld = false
         /// Some query's changes are held back (as of the last round).
         var hasHeld = false
@@ -90,23 +91,25 @@ final class LiveQueryEngine: Sendable {
         var hasOwedWork: Bool { isRunningOwedWork || inbox.hasOwedWork }
 
         /// Wakes every query whose changes are held back from `commit` or earlier — someone waits to catch up with
-        /// it, and a result computed only when a busy observer signals could leave them waiting for ever. Returns the
-        /// consumer to resume, if it waits.
+        /// it, and a result computed only when a busy observer signals could leave them waiting for ever. Commits
+        /// kept in the inbox from `commit` or earlier wake every query: the round merges them, holding them back for
+        /// the queries whose observers are busy, and then brings those up to date too. Returns the consumer to
+        /// resume, if it waits.
         mutating func wakeHeld(through commit: UInt64) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+            let kept = inbox.changes.firstCommit ?? .max
             var held: [DocumentQuery] = []
-            for (query, evaluation) in evaluations
-            where evaluation.deferred.map({ $0.changes.commits.lowerBound <= commit }) ?? false
-                && !inbox.wakes.contains(query)
-            {
-                held.append(query)
+            for (query, evaluation) in evaluations where !inbox.wakes.contains(query) {
+                let heldSince = min(kept, evaluation.deferred?.changes.commits.lowerBound ?? .max)
+                if heldSince <= commit { held.append(query) }
             }
             guard !held.isEmpty else { return nil }
             return wake(held)
         }
 
-        /// Whether `query` has changes held back and is not yet to be woken.
+        /// Whether `query` has changes waiting — held back for it, or commits kept in the inbox that may touch it —
+        /// and is not yet to be woken.
         func canWake(_ query: DocumentQuery) -> Bool {
-            evaluations[query]?.deferred != nil && !inbox.wakes.contains(query)
+            (evaluations[query]?.deferred != nil || !inbox.changes.isEmpty) && !inbox.wakes.contains(query)
         }
 
         /// Wakes held-back queries (see ``canWake(_:)``): the consumer applies their changes in its next round.
@@ -289,15 +292,6 @@ final class LiveQueryEngine: Sendable {
 
     // MARK: The consumer
 
-    /// An observer of `query` is ready and nothing waits for it (its lane's idle callback): if changes were held
-    /// back for the query, the consumer applies them in its next round.
-    func wake(_ query: DocumentQuery) {
-        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            state.canWake(query) ? state.wake(CollectionOfOne(query)) : nil
-        }
-        if let resume { resume.0.resume(returning: resume.1) }
-    }
-
     /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
     func receive(_ changes: ChangeSet) {
         let (resume, watch, check) = state.withLock {
@@ -306,6 +300,7 @@ final class LiveQueryEngine: Sendable {
             state.received = max(state.received, changes.commits.upperBound)
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
+                state.statistics.deferrals += 1
                 state.heldCommits += 1
                 return (nil, startsQuietWatch(&state), state.heldCommits % Self.heldCommitsPerCheck == 0)
             }
@@ -370,7 +365,7 @@ final class LiveQueryEngine: Sendable {
             // looks at its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
             state.sweepDebt = changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
         }
-        if let changes { await apply(changes) }
+        if let changes { await apply(changes, countedAsHeld: work.changes.wereAllHeldBack) }
         for query in work.wakes { await applyDeferred(query) }
         for query in work.retries { await runRetry(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
@@ -393,7 +388,10 @@ final class LiveQueryEngine: Sendable {
     /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
         await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
-            if let work = state.inbox.take() {
+            // Every query held back: commits that came during the last round stay in the inbox with those kept
+            // from now on, until something wakes the consumer.
+            let isKeeping = state.isAllHeld && state.inbox.holdsOnlyChanges
+            if !isKeeping, let work = state.inbox.take() {
                 state.isRunningOwedWork = work.isOwed
                 return .some(work)
             }
@@ -421,9 +419,8 @@ final class LiveQueryEngine: Sendable {
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
-            let held = state.evaluations.values.lazy.filter { $0.deferred != nil }.count
-            state.hasHeld = held > 0
-            state.isAllHeld = held > 0 && held == state.evaluations.count && !state.inbox.hasOwedWork
+            state.hasHeld = state.evaluations.values.contains { $0.deferred != nil }
+            state.isAllHeld = Self.allHeld(state)
             return (state.takeCaughtUpWaiters(), startsQuietWatch(&state))
         }
         for waiter in waiters { waiter.resume() }

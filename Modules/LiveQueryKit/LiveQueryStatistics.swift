@@ -7,9 +7,10 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     public var reruns = Reruns()
     /// Results brought up to date from the changed documents alone, without running the query.
     public var incrementalUpdates = 0
-    /// Change sets held back for a query because every observer of it was busy with an earlier result (a slow
-    /// consumer): they are applied together, once, when one of them is ready — a slow consumer costs one
-    /// evaluation per delivery, not one per commit.
+    /// Changes held back because every observer was busy with an earlier result (a slow consumer): a round's
+    /// changes held back for a query, or — while every observed query is held back — a commit kept without a round.
+    /// They are applied together, once, when an observer is ready: a slow consumer costs one evaluation per
+    /// delivery, not one per commit.
     public var deferrals = 0
     /// Times the writer went quiet while changes were held back, and the held-back queries were brought up to date
     /// then, so that an observer signalling afterwards takes the latest result at once (`Store`'s `quietPeriod`).

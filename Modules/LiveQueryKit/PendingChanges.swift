@@ -16,6 +16,9 @@ struct PendingChanges: Sendable {
     private var sets: [ChangeSet] = []
     /// The changed documents `sets` report between them (a document changed by two commits counts twice).
     private var changeCount = 0
+    /// Whether every set pending was kept while every query was held back, and counted as held back then
+    /// (``LiveQueryStatistics/deferrals``): a round that holds them back again does not count them twice.
+    private(set) var wereAllHeldBack = true
 
     /// How many sets are kept unmerged (a few hundred bytes each, with the documents they carry).
     static let limit = 256
@@ -23,11 +26,16 @@ struct PendingChanges: Sendable {
     /// Whether no set is pending.
     var isEmpty: Bool { folded == nil }
 
+    /// The first commit pending, if any.
+    var firstCommit: UInt64? { folded?.commits.lowerBound }
+
     /// Whether the sets kept unmerged are at their bound: the next ``append(_:)`` folds them.
     var isFull: Bool { sets.count >= Self.limit || changeCount >= ChangeSet.documentLimit }
 
-    /// Appends a commit's set, folding the kept ones first when they are at their bound.
-    mutating func append(_ set: ChangeSet) {
+    /// Appends a commit's set, `heldBack` when every query was held back as it came, folding the kept ones first
+    /// when they are at their bound.
+    mutating func append(_ set: ChangeSet, heldBack: Bool) {
+        wereAllHeldBack = wereAllHeldBack && heldBack
         guard folded != nil else {
             folded = set
             return

@@ -9,9 +9,9 @@ import TetherConcurrency
 /// handler call, not one per result.
 ///
 /// When no observer is idle, the engine holds the query's changes back instead of computing results nobody can
-/// take (``holdIfNoneIdle()``); the first observer to go idle then wakes it — or, when the observers take long enough
-/// over a result for it to matter, the engine computes it a little before the next signal is due (``SignalPace``):
-/// a hand-out notes when, and holding the changes back says when to schedule it.
+/// take (``holdIfNoneIdle()``, and from the hand-out on, see ``hasIdleObserver``); the first observer to go idle then
+/// wakes it — or, when the observers take long enough over a result for it to matter, the engine computes it a little
+/// before the next signal is due (``SignalPace``): a hand-out notes when, and says when to schedule it.
 final class PublishedResult: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
@@ -54,12 +54,10 @@ final class PublishedResult: Sendable {
 
     /// What an observer that just went idle does.
     enum IdleAction {
-        /// Nothing newer: it waits for the next result.
-        case wait
         /// Takes this result, newer than its last.
         case take(Snapshot)
-        /// Wakes the query, whose changes are held back.
-        case wake
+        /// Waits, idle, for the next result: the engine brings the query up to date if changes wait for it.
+        case wait
     }
 
     let state = LockedValue(State())
@@ -72,13 +70,15 @@ final class PublishedResult: Sendable {
         self.anticipatesSignals = anticipatesSignals
     }
 
-    /// The moment of a hand-out or a signal, when signals are anticipated.
-    private var moment: Duration? {
+    /// The moment of a hand-out or a signal, when signals are anticipated (read before taking a lock).
+    var moment: Duration? {
         anticipatesSignals ? timeSource.elapsed : nil
     }
 
-    /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock.
-    func publish(_ snapshot: Snapshot) -> [Registration] {
+    /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock, and —
+    /// when they take long enough over a result — how long from now to compute the next one ahead of their signal
+    /// (the engine holds the query back from the hand-out on: no round of its own schedules it later).
+    func publish(_ snapshot: Snapshot) -> (ready: [Registration], computeAhead: Duration?) {
         let (date, now) = (timeSource.now, moment)
         return state.withLock { state in
             state.snapshot = snapshot
@@ -88,8 +88,15 @@ final class PublishedResult: Sendable {
             let ready = Array(state.idle.values)
             state.idle.removeAll(keepingCapacity: true)
             state.handOut(to: ready.lazy.map(ObjectIdentifier.init), at: now)
-            return ready
+            return (ready, ready.isEmpty ? nil : now.flatMap { state.pace.held(at: $0) })
         }
+    }
+
+    /// Whether an observer waits, idle, for the next result. When none does, a commit that can alter the result
+    /// would only be held back (``holdIfNoneIdle()``): the engine keeps commits without a round until one goes
+    /// idle. Read under the engine's lock.
+    var hasIdleObserver: Bool {
+        state.withLock { !$0.idle.isEmpty }
     }
 
     /// A new observer: it takes the query's current result now (it is counted as having the latest), or — `idle`,
@@ -118,19 +125,20 @@ final class PublishedResult: Sendable {
         }
     }
 
-    /// `registration`'s observer signalled and nothing waits in its lane.
-    func becameIdle(_ registration: Registration) -> IdleAction {
-        let now = moment
-        return state.withLock { state in
+    /// `registration`'s observer signalled at `now` (``moment``) and nothing waits in its lane: it takes the latest
+    /// result if it has not — unless changes wait that may alter it (held back, or `commitsKept`: commits the engine
+    /// kept without a round) — or joins the idle observers. Under the engine's lock, which decides what waits.
+    func becameIdle(_ registration: Registration, commitsKept: Bool, at now: Duration?) -> IdleAction {
+        state.withLock { state in
             let id = ObjectIdentifier(registration)
             // Each signal follows a hand-out: the time since it is how long the observer took over the result.
             if let now, let handedAt = state.taken[id]?.at { state.pace.signalled(handedAt: handedAt, now: now) }
-            if !state.isHeld, let snapshot = state.snapshot, state.isBehind(id) {
+            if !state.isHeld, !commitsKept, let snapshot = state.snapshot, state.isBehind(id) {
                 state.handOut(to: CollectionOfOne(id), at: now)
                 return .take(snapshot)
             }
             state.idle[id] = registration
-            return state.isHeld ? .wake : .wait
+            return .wait
         }
     }
 
@@ -152,7 +160,7 @@ final class PublishedResult: Sendable {
 
     /// The latest result, with the idle observers that have not taken it, to submit it to outside the lock; nil when
     /// every idle observer has it. An observer busy when a result was published, that goes idle while the query's
-    /// changes are held back, waits for the result those changes bring (``becameIdle(_:)``); when they turn out not
+    /// changes are held back, waits for the result those changes bring (``becameIdle(_:commitsKept:at:)``); when they turn out not
     /// to alter the result, nothing is published, and it takes this one instead.
     func offerToIdleBehind() -> (Snapshot, [Registration])? {
         let now = moment

@@ -43,15 +43,11 @@ final class Registration: Sendable {
         self.binding = binding
         self.delivered = delivered
         self.engine = engine
-        // The observer is ready and nothing waits for it: it takes the query's latest result, if newer, or wakes
-        // the query if its changes are held back.
+        // The observer is ready and nothing waits for it: it takes the query's latest result, if newer, or the
+        // engine brings the query up to date if changes wait for it.
         lane.onIdle { [weak self] in
-            guard let self, let published = self.published.withLock({ $0 }) else { return }
-            switch published.becameIdle(self) {
-            case .wait: break
-            case .take(let snapshot): self.lane.submit(snapshot)
-            case .wake: self.engine?.wake(self.query)
-            }
+            guard let self else { return }
+            self.engine?.observerIdle(self)
         }
     }
 

@@ -6,9 +6,10 @@
 /// for it to be computed — one computation per delivery, however fast the writer. A signal that comes early, or a
 /// commit after the computation, costs what it costs without this: the result is computed when the observer signals.
 ///
-/// A hand-out only notes when the computation will be due; the engine's round that first holds a commit back after
-/// it schedules the computation (``held(at:)``). So neither the signalling thread nor the writer's pays for a timer,
-/// and a hand-out followed by no commit schedules nothing.
+/// A hand-out only notes when the computation will be due; the engine schedules it (``held(at:)``) in the round that
+/// made the hand-out — every observer is busy from then on, so the commits after it are only kept — or, for a result
+/// an observer took as it signalled, in the round that first holds a commit back after it. So neither the signalling
+/// thread nor the writer's pays for a timer.
 struct SignalPace: Sendable {
     /// Observers quicker than this cost nothing worth saving: nothing is computed ahead for them.
     static let threshold = Duration.milliseconds(1)
@@ -37,7 +38,7 @@ struct SignalPace: Sendable {
         pending = now + handling - min(handling / 4, Self.maximumLead)
     }
 
-    /// The query's changes were held back at `now`: how long from now to compute ahead of the signal, when a
+    /// The query's changes are held back from `now` on: how long from now to compute ahead of the signal, when a
     /// computation is pending and none scheduled is still to come. At once when it is overdue.
     mutating func held(at now: Duration) -> Duration? {
         guard let pending, due.map({ $0 <= now }) ?? true else { return nil }

@@ -1,0 +1,45 @@
+import TetherConcurrency
+
+/// When the consumer can sleep through commits, and what wakes it when an observer goes idle.
+///
+/// A query whose observers are all busy would only hold a commit's changes back (``hold(_:_:in:)``). So once every
+/// observed query is in that state — its changes already held back, or its result just handed to every observer —
+/// the writer's commits are only kept in the inbox (``State/isAllHeld``): a slow consumer costs neither the round
+/// the first commit after a hand-out would otherwise run, nor the wake-up of the engine's thread for it. An observer
+/// that goes idle then finds those commits waiting and has the consumer apply them before it takes a result.
+extension LiveQueryEngine {
+    /// Whether every observed query is held back: its changes held back, or every one of its observers busy with a
+    /// result (a failing query runs again at the next commit: never). Under the engine's lock, at the end of a round.
+    static func allHeld(_ state: State) -> Bool {
+        guard !state.evaluations.isEmpty, !state.inbox.hasOwedWork else { return false }
+        return state.evaluations.values.allSatisfy { evaluation in
+            evaluation.deferred != nil || !evaluation.isFailing && !evaluation.published.hasIdleObserver
+        }
+    }
+
+    /// An observer of `registration`'s query signalled and nothing waits in its lane (its lane's idle callback). It
+    /// takes the query's latest result if it has not — unless changes wait that may alter it: those held back for the
+    /// query, or commits kept while every query was held back. Then, or when it has the latest, it waits idle, and
+    /// the consumer applies the changes waiting in its next round, publishing to it.
+    func observerIdle(_ registration: Registration) {
+        guard let published = registration.published.withLock({ $0 }) else { return }
+        let now = published.moment
+        let query = registration.query
+        let (action, resume) = state.withLock {
+            state -> (PublishedResult.IdleAction, (EngineInbox.Consumer, EngineInbox.Work)?) in
+            let action = published.becameIdle(registration, commitsKept: !state.inbox.changes.isEmpty, at: now)
+            if case .take = action {
+                // Busy again: the next commit runs a round, which holds it back and times the computation ahead of
+                // its signal (no round of the engine's handed this result out).
+                state.isAllHeld = false
+                return (action, nil)
+            }
+            if state.canWake(query) { return (action, state.wake(CollectionOfOne(query))) }
+            // Idle with the latest result: the next commit wakes the consumer.
+            state.isAllHeld = false
+            return (action, nil)
+        }
+        if case .take(let snapshot) = action { registration.lane.submit(snapshot) }
+        if let resume { resume.0.resume(returning: resume.1) }
+    }
+}
