@@ -17,7 +17,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "results computed after the last commit",
-        "of which ahead of a signal", "held high-water",
+        "of which ahead of a signal", "held high-water", "engine rounds",
     ]
     let names =
         sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
@@ -50,6 +50,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                     record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
                     record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
                     record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
+                    record("\(side) engine rounds", after.rounds - before.rounds)
                     record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
                     // A snapshot sequence holds at most one result by construction: it has no statistics to ask.
                     let held = (observation as? LiveQuery)?.deliveryStatistics.heldHighWater ?? 1
