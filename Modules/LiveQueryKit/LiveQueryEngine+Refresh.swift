@@ -87,11 +87,11 @@ extension LiveQueryEngine {
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
-    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload
-    /// waiting (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes
-    /// the query (``observerIdle(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
-    /// documents are dropped (``HeldChanges``): the query simply runs again. `counting`: the changes count as held
-    /// back (``LiveQueryStatistics/deferrals``) unless they were counted as they came. Under the engine's lock.
+    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload waiting
+    /// (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes the query
+    /// (``observerIdle(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
+    /// documents are dropped (``HeldChanges``): the query simply runs again. `counting`: the changes count as held back
+    /// (``LiveQueryStatistics/deferrals``) unless they were counted as they came. Under the engine's lock.
     static func hold(_ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, in state: inout State) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()

@@ -33,7 +33,7 @@ final class LiveQueryEngine: Sendable {
         /// Counts the distinct results published: it moves only when the documents differ from the last ones.
         var content: UInt64 = 0
         /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
-        /// of them is ready (see ``LiveQueryEngine/hold(_:_:in:)``).
+        /// of them is ready (see ``LiveQueryEngine/hold(_:_:counting:in:)``).
         var deferred: HeldChanges?
         /// The latest result, and which observers are ready for the next.
         let published: PublishedResult

@@ -7,7 +7,7 @@ import DocumentStoreKit
 /// Memory stays flat however long the consumer does not look: once ``limit`` sets, or sets with
 /// `ChangeSet.documentLimit` changed documents between them, are kept unmerged, they are folded into one — a merged set
 /// keeps each document once, as the last commit left it, and no more than that limit (``isFull`` says when, so that
-/// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:)`` does).
+/// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:heldBack:)`` does).
 struct PendingChanges: Sendable {
     /// The earliest sets, merged into one: the first set handed over (so that a round taking a single commit's set,
     /// the usual case, costs no array), and every set folded in since.
@@ -29,7 +29,7 @@ struct PendingChanges: Sendable {
     /// The first commit pending, if any.
     var firstCommit: UInt64? { folded?.commits.lowerBound }
 
-    /// Whether the sets kept unmerged are at their bound: the next ``append(_:)`` folds them.
+    /// Whether the sets kept unmerged are at their bound: the next ``append(_:heldBack:)`` folds them.
     var isFull: Bool { sets.count >= Self.limit || changeCount >= ChangeSet.documentLimit }
 
     /// Appends a commit's set, `heldBack` when every query was held back as it came, folding the kept ones first

@@ -160,8 +160,8 @@ final class PublishedResult: Sendable {
 
     /// The latest result, with the idle observers that have not taken it, to submit it to outside the lock; nil when
     /// every idle observer has it. An observer busy when a result was published, that goes idle while the query's
-    /// changes are held back, waits for the result those changes bring (``becameIdle(_:commitsKept:at:)``); when they turn out not
-    /// to alter the result, nothing is published, and it takes this one instead.
+    /// changes are held back, waits for the result those changes bring (``becameIdle(_:commitsKept:at:)``); when they
+    /// turn out not to alter the result, nothing is published, and it takes this one instead.
     func offerToIdleBehind() -> (Snapshot, [Registration])? {
         let now = moment
         return state.withLock { state in

@@ -30,7 +30,8 @@ public struct LiveQueryInspection: Sendable, Hashable, Codable {
     public var documents: Int
     /// The commit its latest result is exact at.
     public var commit: UInt64
-    /// Whether its changes are held back while every observer is busy with an earlier result.
+    /// Whether its changes are held back while every observer is busy with an earlier result (or commits are kept,
+    /// unmerged, while every query is).
     public var isHeldBack: Bool
     /// Whether its last evaluation failed (its observers keep their last good result; it is retried).
     public var isFailing: Bool
@@ -95,11 +96,14 @@ extension LiveQueryEngine {
         let observed = observers.inspect { $0 }
         let now = timeSource.now
         let queries = state.withLock { state in
-            state.evaluations.mapValues { evaluation in
+            // Commits kept while every query is held back are held back for each (which they touch is known once
+            // they are merged).
+            let isKeeping = state.isAllHeld && !state.inbox.changes.isEmpty
+            return state.evaluations.mapValues { evaluation in
                 (
                     documents: evaluation.documents.count,
                     commit: evaluation.exactCommit(applied: state.catchUp.applied),
-                    isHeldBack: evaluation.deferred != nil, isFailing: evaluation.isFailing
+                    isHeldBack: evaluation.deferred != nil || isKeeping, isFailing: evaluation.isFailing
                 )
             }
         }

@@ -163,6 +163,7 @@ struct HeldBackTests {
         _ = try await items.upsert(["_id": "a3", "group": "b"])
         #expect(store.statistics.rounds == before.rounds, "no round, no wake-up of the engine's thread")
         #expect(store.statistics.deferrals == before.deferrals + 2)
+        #expect(store.inspect().liveQueries.map(\.isHeldBack) == [true], "an inspector sees the query held back")
         // The behind observer has not taken ["a0", "a1"]; signalling, it gets what the kept commits bring instead.
         behind.signalNext()
         try await behind.received.wait { $0.count == 2 }
