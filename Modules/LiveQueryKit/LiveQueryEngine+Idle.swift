@@ -18,26 +18,32 @@ extension LiveQueryEngine {
     }
 
     /// An observer of `registration`'s query signalled and nothing waits in its lane (its lane's idle callback). It
-    /// takes the query's latest result if it has not — unless changes wait that may alter it: those held back for the
-    /// query, or commits kept while every query was held back. Then, or when it has the latest, it waits idle, and
-    /// the consumer applies the changes waiting in its next round, publishing to it.
+    /// takes the query's latest result if it has not — unless commits kept while every query was held back may alter
+    /// it, or changes are held back for the query. Then, or when it has the latest, it waits idle, and the consumer
+    /// applies the changes waiting in its next round, publishing to it.
+    ///
+    /// Two short turns of the engine's lock, the published result's between them: a round that ends meanwhile
+    /// either sees the observer idle (and holds nothing back) or is followed by the second turn, which wakes it.
     func observerIdle(_ registration: Registration) {
         guard let published = registration.published.withLock({ $0 }) else { return }
         let now = published.moment
         let query = registration.query
-        let (action, resume) = state.withLock {
-            state -> (PublishedResult.IdleAction, (EngineInbox.Consumer, EngineInbox.Work)?) in
-            let action = published.becameIdle(registration, commitsKept: !state.inbox.changes.isEmpty, at: now)
+        let commitsKept = state.withLock { $0.hasKeptCommits }
+        let action = published.becameIdle(registration, commitsKept: commitsKept, at: now)
+        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
+            guard state.isAllHeld || state.canWake(query) else { return nil }
+            // Busy again with the latest: the next commit runs a round, which holds it back and times the
+            // computation ahead of its signal (no round of the engine's handed this result out).
             if case .take = action {
-                // Busy again: the next commit runs a round, which holds it back and times the computation ahead of
-                // its signal (no round of the engine's handed this result out).
                 state.isAllHeld = false
-                return (action, nil)
+                return nil
             }
-            if state.canWake(query) { return (action, state.wake(CollectionOfOne(query))) }
-            // Idle with the latest result: the next commit wakes the consumer.
-            state.isAllHeld = false
-            return (action, nil)
+            // Idle: changes waiting are applied in the next round; with none, the next commit wakes the consumer.
+            guard state.canWake(query) else {
+                state.isAllHeld = false
+                return nil
+            }
+            return state.wake(CollectionOfOne(query))
         }
         if case .take(let snapshot) = action { registration.lane.submit(snapshot) }
         if let resume { resume.0.resume(returning: resume.1) }

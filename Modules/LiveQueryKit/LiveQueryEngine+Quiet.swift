@@ -21,7 +21,7 @@ extension LiveQueryEngine {
     /// Whether a quiet watch should start now: something is held back (changes held for a query, or commits kept
     /// while every query is held back) and none runs. Marks it running. Under the lock.
     func startsQuietWatch(_ state: inout State) -> Bool {
-        let isHolding = state.hasHeld || state.isAllHeld && !state.inbox.changes.isEmpty
+        let isHolding = state.hasHeld || state.hasKeptCommits
         guard quietPeriod != nil, isHolding, case .idle = state.quietWatch else { return false }
         state.quietWatch = .watching(since: state.received)
         return true

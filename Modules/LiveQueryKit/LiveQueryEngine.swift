@@ -106,10 +106,13 @@ final class LiveQueryEngine: Sendable {
             return wake(held)
         }
 
-        /// Whether `query` has changes waiting — held back for it, or commits kept in the inbox that may touch it —
-        /// and is not yet to be woken.
+        /// Whether commits are kept in the inbox without a round, every query held back: they may alter any result.
+        var hasKeptCommits: Bool { isAllHeld && !inbox.changes.isEmpty }
+
+        /// Whether `query` has changes waiting — held back for it, or kept commits that may touch it — and is not yet
+        /// to be woken.
         func canWake(_ query: DocumentQuery) -> Bool {
-            (evaluations[query]?.deferred != nil || !inbox.changes.isEmpty) && !inbox.wakes.contains(query)
+            (evaluations[query]?.deferred != nil || hasKeptCommits) && !inbox.wakes.contains(query)
         }
 
         /// Wakes held-back queries (see ``canWake(_:)``): the consumer applies their changes in its next round.

@@ -98,7 +98,7 @@ extension LiveQueryEngine {
         let queries = state.withLock { state in
             // Commits kept while every query is held back are held back for each (which they touch is known once
             // they are merged).
-            let isKeeping = state.isAllHeld && !state.inbox.changes.isEmpty
+            let isKeeping = state.hasKeptCommits
             return state.evaluations.mapValues { evaluation in
                 (
                     documents: evaluation.documents.count,
