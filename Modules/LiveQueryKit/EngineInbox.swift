@@ -91,8 +91,9 @@ struct EngineInbox: Sendable {
         handOver()
     }
 
+    /// The waiting consumer with everything there is; nil — the consumer left waiting — when either is missing.
     private mutating func handOver() -> (Consumer, Work)? {
-        guard let consumer = waiting.take(), let work = take() else { return nil }
+        guard waiting != nil, let work = take(), let consumer = waiting.take() else { return nil }
         return (consumer, work)
     }
 }

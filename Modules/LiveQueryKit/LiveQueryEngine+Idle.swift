@@ -32,18 +32,15 @@ extension LiveQueryEngine {
         let action = published.becameIdle(registration, commitsKept: commitsKept, at: now)
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.isAllHeld || state.canWake(query) else { return nil }
-            // Busy again with the latest: the next commit runs a round, which holds it back and times the
-            // computation ahead of its signal (no round of the engine's handed this result out).
-            if case .take = action {
-                state.isAllHeld = false
-                return nil
-            }
-            // Idle: changes waiting are applied in the next round; with none, the next commit wakes the consumer.
-            guard state.canWake(query) else {
-                state.isAllHeld = false
-                return nil
-            }
-            return state.wake(CollectionOfOne(query))
+            // Idle, and changes wait: the next round applies them.
+            if case .wait = action, state.canWake(query) { return state.wake(CollectionOfOne(query)) }
+            // Busy again with the latest, the next commit runs a round, which holds it back and times the computation
+            // ahead of its signal (no round of the engine's handed this result out); idle with nothing waiting, the
+            // next commit wakes the consumer. Commits kept since the first turn go to the consumer now.
+            state.isAllHeld = false
+            let resume = state.inbox.resumeIfWaiting()
+            if let resume { state.isRunningOwedWork = resume.1.isOwed }
+            return resume
         }
         if case .take(let snapshot) = action { registration.lane.submit(snapshot) }
         if let resume { resume.0.resume(returning: resume.1) }
