@@ -127,7 +127,7 @@ final class PublishedResult: Sendable {
 
     /// `registration`'s observer signalled at `now` (``moment``) and nothing waits in its lane: it takes the latest
     /// result if it has not — unless changes wait that may alter it (held back, or `commitsKept`: commits the engine
-    /// kept without a round) — or joins the idle observers. Under the engine's lock, which decides what waits.
+    /// kept without a round, as the engine read them just before) — or joins the idle observers.
     func becameIdle(_ registration: Registration, commitsKept: Bool, at now: Duration?) -> IdleAction {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
