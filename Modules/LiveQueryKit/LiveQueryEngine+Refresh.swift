@@ -10,7 +10,7 @@ extension LiveQueryEngine {
     /// A query whose observers are all busy with an earlier result is not brought up to date now: its changes are
     /// held back until one of them is ready (``hold(_:_:counting:in:)``); `countedAsHeld` when they were counted as
     /// held back as they came (kept while every query was).
-    func apply(_ changes: ChangeSet, countedAsHeld: Bool = false) async {
+    func apply(_ changes: ChangeSet, countedAsHeld: Bool) async {
         let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again. Results in other collections stay exact through these

@@ -96,6 +96,8 @@ final class LiveQueryEngine: Sendable {
         /// the queries whose observers are busy, and then brings those up to date too. Returns the consumer to
         /// resume, if it waits.
         mutating func wakeHeld(through commit: UInt64) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+            // Any pending commit, not only those kept while every query is held back: commits that came during a
+            // round are merged in the next one, which then brings the waiter's queries up to date at once.
             let kept = inbox.changes.firstCommit ?? .max
             var held: [DocumentQuery] = []
             for (query, evaluation) in evaluations where !inbox.wakes.contains(query) {
