@@ -48,6 +48,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         @usableFromInline var statistics = DeliveryStatistics()
         /// Called when the observer signals and nothing waits (see ``DeliveryLane/onIdle(_:)``).
         @usableFromInline var onIdle: (@Sendable () -> Void)?
+        /// Whether the payload waiting is still worth delivering, asked at the observer's signal (see
+        /// ``DeliveryLane/checkWaitingAtSignal(_:)``).
+        @usableFromInline var isWaitingCurrent: (@Sendable (Payload) -> Bool)?
 
         @usableFromInline var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
 
@@ -177,6 +180,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             }
             if let last = state.lastDelivered.take() { released.append(Delivery(payload: last)) }
             state.onIdle = nil
+            state.isWaitingCurrent = nil
             return (released, first)
         }
         _ = consume released  // released here, outside the lock
@@ -198,11 +202,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// next delivery is then the next payload submitted.
     @discardableResult
     public func withdrawWaiting() -> Bool {
-        let withdrawn = state.withLock { state -> Delivery<Payload>? in
-            guard let waiting = state.waiting.take() else { return nil }
-            state.statistics.coalesced += 1 + waiting.supersededCount
-            return waiting
-        }
+        let withdrawn = state.withLock { Self.withdraw(&$0) }
         return withdrawn != nil  // released here, outside the lock
     }
 
@@ -212,6 +212,17 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// lock; replaces an earlier callback.
     public func onIdle(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.onIdle = body }
+    }
+
+    /// Sets the check the lane makes when the observer signals and a payload waits: a payload `isCurrent` says is out
+    /// of date is withdrawn instead of delivered, and the lane is idle — its idle callback runs, and the producer
+    /// submits the latest. A producer that computes a payload ahead, while the observer is busy, submits it at once
+    /// with this check: the observer's signal then starts its delivery with no hop through the producer, unless
+    /// something made it stale meanwhile. Replaces an earlier check.
+    ///
+    /// Called under the lane's lock, on the signalling thread: it must be quick, and must not call into the lane.
+    public func checkWaitingAtSignal(_ isCurrent: @escaping @Sendable (Payload) -> Bool) {
+        state.withLock { $0.isWaitingCurrent = isCurrent }
     }
 
     /// What the lane holds now, for an inspector: whether the observer has a delivery it has not yet signalled, and
@@ -254,6 +265,25 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         state.ready = next
         state.statistics.delivered += 1
         step.began = true
+    }
+
+    /// Under the lock, at the observer's signal: withdraws the payload waiting if the producer's check says it is out
+    /// of date.
+    @inlinable
+    func withdrawIfOutdated(_ state: inout State, _ step: inout Step) {
+        guard let isCurrent = state.isWaitingCurrent, let waiting = state.waiting, !isCurrent(waiting.payload) else {
+            return
+        }
+        if let withdrawn = Self.withdraw(&state) { step.released.append(withdrawn.payload) }
+    }
+
+    /// Under the lock: takes the payload waiting, counted as coalesced — the producer's next payload supersedes it
+    /// (those it had superseded were counted as they were).
+    @inlinable
+    static func withdraw(_ state: inout State) -> Delivery<Payload>? {
+        guard let waiting = state.waiting.take() else { return nil }
+        state.statistics.coalesced += 1
+        return waiting
     }
 
     /// Outside the lock: reports counts, drops released payloads, and hands a begun delivery to the executor.
@@ -340,6 +370,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             guard state.inFlight == sequence else { return nil }
             state.inFlight = nil
             var step = Step()
+            withdrawIfOutdated(&state, &step)
             begin(&state, &step)
             if !step.began, state.waiting == nil, !state.isCancelled { step.idle = state.onIdle }
             return step

@@ -58,6 +58,43 @@ struct NextSignalTests {
         #expect(lane.statistics.coalesced == 1, "the withdrawn payload counts as coalesced")
     }
 
+    @Test(
+        "Checked at the signal: a waiting payload the producer calls out of date is withdrawn and idle is called; a current one is delivered with no idle call"
+    )
+    func checkWaitingAtSignal() {
+        let seen = Log<Int>()
+        let signal = SignalBox()
+        let idle = Log<Int>()
+        let checked = Log<Int>()
+        let lane = DeliveryLane<Int>.nextSignal(deliverOn: .inline) { delivery, signalNext in
+            seen.append(delivery.payload)
+            signal.keep(signalNext)
+        }
+        lane.onIdle { idle.append(seen.all.count) }
+        // Even payloads are current, odd ones out of date.
+        lane.checkWaitingAtSignal { payload in
+            checked.append(payload)
+            return payload % 2 == 0
+        }
+        lane.submit(1)
+        #expect(checked.all.isEmpty, "an idle observer takes a payload at once: nothing to check")
+        lane.submit(2)
+        signal.fire()
+        #expect(seen.all == [1, 2] && checked.all == [2], "current: delivered at the signal")
+        #expect(idle.all.isEmpty, "and the producer is not called")
+        lane.submit(5)
+        lane.submit(3)
+        signal.fire()
+        #expect(checked.all == [2, 3], "only the latest is checked: 5 was coalesced into it")
+        #expect(seen.all == [1, 2], "out of date: withdrawn, not delivered")
+        #expect(idle.all == [2], "the observer is idle, and the producer is told, to submit the latest")
+        #expect(!lane.isBusy && lane.held.waiting == nil)
+        lane.submit(7)
+        #expect(seen.all == [1, 2, 7], "an idle observer's payload is not checked")
+        lane.cancel()
+        #expect(lane.statistics.coalesced == 2, "5 superseded by 3, and 3 withdrawn")
+    }
+
     @Test("A coalesced delivery says how many payloads it replaced")
     func supersededCount() {
         let seen = Log<Delivery<Int>>()
