@@ -52,9 +52,10 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                     record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
                     record("\(side) engine rounds", after.rounds - before.rounds)
                     record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
-                    // A snapshot sequence holds at most one result by construction: it has no statistics to ask.
-                    let held = (observation as? LiveQuery)?.deliveryStatistics.heldHighWater ?? 1
-                    record("\(side) held high-water", held)
+                    let statistics =
+                        (observation as? LiveQuery)?.deliveryStatistics
+                        ?? (observation as? LiveQuerySnapshots)?.deliveryStatistics
+                    record("\(side) held high-water", statistics?.heldHighWater ?? -1)
                     observation.cancel()
                 }
             }

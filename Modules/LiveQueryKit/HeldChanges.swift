@@ -1,8 +1,8 @@
 import DocumentStoreKit
 
 /// The changes held back for a query while every one of its observers is busy with an earlier result (see
-/// ``LiveQueryEngine/hold(_:_:counting:in:)``): merged commit after commit, applied all at once when one of them is
-/// ready.
+/// ``LiveQueryEngine/hold(_:_:counting:schedulingAhead:in:)``): merged commit after commit, applied all at once when
+/// one of them is ready.
 ///
 /// Memory stays flat however long the observers stay busy: past ``LiveQueryEngine/relevanceCheckLimit`` changed
 /// documents the set keeps only which commits it spans, and the query simply runs again — counted as

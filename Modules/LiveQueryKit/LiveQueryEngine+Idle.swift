@@ -2,11 +2,12 @@ import TetherConcurrency
 
 /// When the consumer can sleep through commits, and what wakes it when an observer goes idle.
 ///
-/// A query whose observers are all busy would only hold a commit's changes back (``hold(_:_:counting:in:)``). So once
-/// every observed query is in that state — its changes already held back, or its result just handed to every observer —
-/// the writer's commits are only kept in the inbox (``State/isAllHeld``): a slow consumer costs neither the round the
-/// first commit after a hand-out would otherwise run, nor the wake-up of the engine's thread for it. An observer that
-/// goes idle then finds those commits waiting and has the consumer apply them before it takes a result.
+/// A query whose observers are all busy would only hold a commit's changes back
+/// (``hold(_:_:counting:schedulingAhead:in:)``). So once every observed query is in that state — its changes already
+/// held back, or its result just handed to every observer — the writer's commits are only kept in the inbox
+/// (``State/isAllHeld``): a slow consumer costs neither the round the first commit after a hand-out would otherwise
+/// run, nor the wake-up of the engine's thread for it. An observer that goes idle then finds those commits waiting and
+/// has the consumer apply them before it takes a result.
 extension LiveQueryEngine {
     /// Whether every observed query is held back: its changes held back, or every one of its observers busy with a
     /// result (a failing query runs again at the next commit: never). Under the engine's lock, at the end of a round.

@@ -57,13 +57,14 @@ extension LiveQueryEngine {
             state.evaluations[query] = evaluation
             return (evaluation.published, evaluation.content)
         }
-        // To the observers idle now; each busy one takes it (or a later one) when it signals. Slow ones have the
-        // next result computed just before they are due to signal.
+        // To the observers idle now; each busy one takes it (or a later one) when it signals — from its lane, when
+        // none was idle. Slow ones have the next result computed just before they are due to signal.
         let snapshot = Snapshot.documents(result, commit: commit, content: content)
         guard let published else { return }
-        let (ready, ahead) = published.publish(snapshot)
-        handOut(snapshot, to: ready)
-        if let ahead { computeAhead(query, after: ahead) }
+        let publication = published.publish(snapshot)
+        handOut(snapshot, to: publication.ready)
+        handOut(snapshot, to: publication.staged)
+        if let ahead = publication.computeAhead { computeAhead(query, after: ahead) }
     }
 
     /// Submits `snapshot` to the observers it was handed to.

@@ -8,9 +8,11 @@ extension LiveQueryEngine {
     /// After commits: brings up to date only the queries the changes can affect — from the changed documents alone,
     /// read once for every query (or carried by the changes), when that is exact; by running the query otherwise.
     /// A query whose observers are all busy with an earlier result is not brought up to date now: its changes are
-    /// held back until one of them is ready (``hold(_:_:counting:in:)``); `countedAsHeld` when they were counted as
-    /// held back as they came (kept while every query was).
-    func apply(_ changes: ChangeSet, countedAsHeld: Bool) async {
+    /// held back until one of them is ready (``hold(_:_:counting:schedulingAhead:in:)``); `countedAsHeld` when they
+    /// were counted as held back as they came (kept while every query was). `woken`: the queries this round brings up
+    /// to date after these changes whatever their observers (see ``round(_:)``) — no computation ahead of a signal is
+    /// scheduled for them here, as their result is about to be computed (and its publication schedules the next).
+    func apply(_ changes: ChangeSet, countedAsHeld: Bool, woken: Set<DocumentQuery>) async {
         let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again. Results in other collections stay exact through these
@@ -43,7 +45,10 @@ extension LiveQueryEngine {
         state.withLock { state in
             state.statistics.skippedIrrelevant += touched.count - relevant.count
             for candidate in relevant {
-                switch Self.hold(candidate.query, changes, counting: !countedAsHeld, in: &state) {
+                let query = candidate.query
+                switch Self.hold(
+                    query, changes, counting: !countedAsHeld, schedulingAhead: !woken.contains(query), in: &state)
+                {
                 case nil: continue  // unobserved since
                 case .held(let computeAhead)?: if let computeAhead { ahead.append((candidate.query, computeAhead)) }
                 case .now(let evaluation, nil)?: round.append((candidate.query, evaluation))
@@ -87,12 +92,15 @@ extension LiveQueryEngine {
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
-    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers have no payload waiting
-    /// (they take the latest result when they signal, see ``PublishedResult``); the first to go idle wakes the query
-    /// (``observerIdle(_:)``), whose changes are then applied at once. Held-back changes past ``relevanceCheckLimit``
-    /// documents are dropped (``HeldChanges``): the query simply runs again. `counting`: the changes count as held back
-    /// (``LiveQueryStatistics/deferrals``) unless they were counted as they came. Under the engine's lock.
-    static func hold(_ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, in state: inout State) -> Hold? {
+    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers take the latest result when
+    /// they signal (see ``PublishedResult``: a result staged in their lane before these changes is withdrawn then); the
+    /// first to go idle wakes the query (``observerIdle(_:)``), whose changes are then applied at once. Held-back
+    /// changes past ``relevanceCheckLimit`` documents are dropped (``HeldChanges``): the query simply runs again.
+    /// `counting`: the changes count as held back (``LiveQueryStatistics/deferrals``) unless they were counted as they
+    /// came. `schedulingAhead`: see ``apply(_:countedAsHeld:woken:)``. Under the engine's lock.
+    static func hold(
+        _ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, schedulingAhead: Bool, in state: inout State
+    ) -> Hold? {
         // Taken out first, so that merging updates it in place rather than copying it.
         var deferred = state.evaluations[query]?.deferred.take()
         guard var evaluation = state.evaluations[query] else { return nil }
@@ -103,7 +111,7 @@ extension LiveQueryEngine {
         // No observer can take a result now: compute none until one can (it wakes the query).
         let hold =
             evaluation.isFailing || evaluation.registrations.isEmpty
-            ? (held: false, computeAhead: nil) : evaluation.published.holdIfNoneIdle()
+            ? (held: false, computeAhead: nil) : evaluation.published.holdIfNoneIdle(schedulingAhead: schedulingAhead)
         guard hold.held else {
             deferred?.merge(changes)
             return .now(evaluation, deferred)

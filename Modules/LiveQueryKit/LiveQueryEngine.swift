@@ -33,7 +33,7 @@ final class LiveQueryEngine: Sendable {
         /// Counts the distinct results published: it moves only when the documents differ from the last ones.
         var content: UInt64 = 0
         /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
-        /// of them is ready (see ``LiveQueryEngine/hold(_:_:counting:in:)``).
+        /// of them is ready (see ``LiveQueryEngine/hold(_:_:counting:schedulingAhead:in:)``).
         var deferred: HeldChanges?
         /// The latest result, and which observers are ready for the next.
         let published: PublishedResult
@@ -165,6 +165,11 @@ final class LiveQueryEngine: Sendable {
     let executor = DispatchQueueExecutor(label: "tether.live-query.engine")
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
+    /// The last commit received from the feed (``State/received``) and the last one every round has applied
+    /// (``CatchUp/applied``, as each round ends), for the check a lane makes at its observer's signal without the
+    /// engine's lock (see ``PublishedResult/isStagedCurrent(_:for:received:applied:)``).
+    let receivedCommit = Watermark()
+    let appliedCommit = Watermark()
 
     init(
         documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, anticipatesSignals: Bool,
@@ -303,6 +308,7 @@ final class LiveQueryEngine: Sendable {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
             state.received = max(state.received, changes.commits.upperBound)
+            receivedCommit.advance(to: state.received)
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1
@@ -370,7 +376,7 @@ final class LiveQueryEngine: Sendable {
             // looks at its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
             state.sweepDebt = changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
         }
-        if let changes { await apply(changes, countedAsHeld: work.changes.wereAllHeldBack) }
+        if let changes { await apply(changes, countedAsHeld: work.changes.wereAllHeldBack, woken: work.wakes) }
         for query in work.wakes { await applyDeferred(query) }
         for query in work.retries { await runRetry(query) }
         for registration in work.registrations where !registration.isGone { await start(registration) }
@@ -421,6 +427,7 @@ final class LiveQueryEngine: Sendable {
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
             // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
             if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }
+            appliedCommit.advance(to: state.catchUp.applied)
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
@@ -453,6 +460,7 @@ final class LiveQueryEngine: Sendable {
             // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
             // holding each other — and its lane and handler — for good.
             evaluation.published.join(registration, idle: !evaluation.isEvaluated, at: now)
+            stageResults(for: registration, from: evaluation.published)
             return evaluation.isEvaluated
                 ? Snapshot.documents(
                     evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),

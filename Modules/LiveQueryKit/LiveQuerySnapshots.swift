@@ -1,4 +1,4 @@
-import DeliveryKit
+public import DeliveryKit
 import OwnershipKit
 public import TetherConcurrency
 
@@ -36,6 +36,12 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
     /// Makes the iterator.
     public func makeAsyncIterator() -> Iterator {
         Iterator(deliveries: deliveries.makeAsyncIterator(), handle: handle)
+    }
+
+    /// The observer's delivery counts: what its lane was submitted, delivered and coalesced, and the most it held at
+    /// once — the element being processed and one waiting, never more than 2.
+    public var deliveryStatistics: DeliveryStatistics {
+        handle.deliveryStatistics
     }
 
     /// Ends the observation: the iterator's pending `next()` returns nil.

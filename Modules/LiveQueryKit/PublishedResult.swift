@@ -8,10 +8,15 @@ import TetherConcurrency
 /// can take it now, however many are busy — a thousand observers on one slow queue cost one submission each per
 /// handler call, not one per result.
 ///
-/// When no observer is idle, the engine holds the query's changes back instead of computing results nobody can
-/// take (``holdIfNoneIdle()``, and from the hand-out on, see ``hasIdleObserver``); the first observer to go idle then
-/// wakes it — or, when the observers take long enough over a result for it to matter, the engine computes it a little
-/// before the next signal is due (``SignalPace``): a hand-out notes when, and says when to schedule it.
+/// When no observer is idle, the engine holds the query's changes back instead of computing results nobody can take
+/// (``holdIfNoneIdle(schedulingAhead:)``, and from the hand-out on, see ``hasIdleObserver``); the first observer to go
+/// idle then wakes it — or, when the observers take long enough over a result for it to matter, the engine computes it
+/// a little before the next signal is due (``SignalPace``): a hand-out notes when, and says when to schedule it.
+///
+/// A result computed while every observer is busy — ahead of their signal, for someone catching up, or once the writer
+/// went quiet — is staged in each busy observer's lane: its signal takes it from there at once, the lane checking only
+/// that nothing came after it (``isStagedCurrent(_:for:received:applied:)``); when something did, the lane withdraws it
+/// and the observer goes idle as if none had been staged.
 final class PublishedResult: Sendable {
     struct State: Sendable {
         var snapshot: Snapshot?
@@ -23,6 +28,11 @@ final class PublishedResult: Sendable {
         var taken: [ObjectIdentifier: Taken] = [:]
         /// Observers idle with the latest result, waiting for the next.
         var idle: [ObjectIdentifier: Registration] = [:]
+        /// Every observer that joined, idle or busy.
+        var members: [ObjectIdentifier: Registration] = [:]
+        /// Observers whose lane holds a staged result, with what they had taken before it: restored when their signal
+        /// finds it out of date.
+        var staged: [ObjectIdentifier: Taken] = [:]
         /// The query's changes are held back: the next observer to go idle wakes it.
         var isHeld = false
         /// How long observers take over a result.
@@ -42,6 +52,25 @@ final class PublishedResult: Sendable {
                 any = true
             }
             if any, let now { pace.handedOut(at: now) }
+        }
+
+        /// Records that the busy observers `ids` were staged the latest result at `now` (nil: signals are not
+        /// anticipated): each is counted as taking it when its last result's handling time has passed, and the
+        /// computation ahead of the signal after that is noted from the first of those moments.
+        mutating func stage(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) {
+            var first: Duration?
+            for id in ids {
+                let before = taken[id] ?? Taken(generation: 0, at: nil)
+                var at = before.at
+                if staged[id] == nil {
+                    staged[id] = before
+                    // Staged again before its signal, it is still expected at the same moment.
+                    at = now.map { now in max(now, before.at.map { $0 + (pace.handling ?? .zero) } ?? now) }
+                }
+                taken[id] = Taken(generation: generation, at: at)
+                if let at { first = min(first ?? at, at) }
+            }
+            if let first { pace.handedOut(at: first) }
         }
     }
 
@@ -75,26 +104,73 @@ final class PublishedResult: Sendable {
         anticipatesSignals ? timeSource.elapsed : nil
     }
 
-    /// Records `snapshot` as the latest result; returns the idle observers, to submit it to outside the lock, and —
-    /// when they take long enough over a result — how long from now to compute the next one ahead of their signal
-    /// (the engine holds the query back from the hand-out on: no round of its own schedules it later).
-    func publish(_ snapshot: Snapshot) -> (ready: [Registration], computeAhead: Duration?) {
+    /// What a published result goes to.
+    struct Publication {
+        /// The idle observers: it is submitted to them, and they take it at once.
+        var ready: [Registration] = []
+        /// The busy observers, when none was idle: it is submitted to them, and staged in their lanes.
+        var staged: [Registration] = []
+        /// When they take long enough over a result, how long from now to compute the next one ahead of their signal
+        /// (the engine holds the query back from the hand-out on: no round of its own schedules it later).
+        var computeAhead: Duration?
+    }
+
+    /// Records `snapshot` as the latest result; returns whom to submit it to, outside the lock, and when to compute
+    /// the next one. A result none of the observers can take now is staged in their lanes, unless it is a failure:
+    /// that is taken at the signal, so that no check at the signal has to know it.
+    func publish(_ snapshot: Snapshot) -> Publication {
         let (date, now) = (timeSource.now, moment)
         return state.withLock { state in
             state.snapshot = snapshot
             state.publishedAt = date
             state.generation += 1
             state.isHeld = false
-            let ready = Array(state.idle.values)
-            state.idle.removeAll(keepingCapacity: true)
-            state.handOut(to: ready.lazy.map(ObjectIdentifier.init), at: now)
-            return (ready, ready.isEmpty ? nil : now.flatMap { state.pace.held(at: $0) })
+            var publication = Publication()
+            if !state.idle.isEmpty {
+                publication.ready = Array(state.idle.values)
+                state.idle.removeAll(keepingCapacity: true)
+                state.handOut(to: publication.ready.lazy.map(ObjectIdentifier.init), at: now)
+            } else if case .documents = snapshot, !state.members.isEmpty {
+                publication.staged = Array(state.members.values)
+                state.stage(to: state.members.keys, at: now)
+            } else {
+                return publication
+            }
+            publication.computeAhead = now.flatMap { state.pace.held(at: $0) }
+            return publication
         }
     }
 
-    /// Whether an observer waits, idle, for the next result. When none does, a commit that can alter the result
-    /// would only be held back (``holdIfNoneIdle()``): the engine keeps commits without a round until one goes
-    /// idle. Read under the engine's lock.
+    /// The lane's check at an observer's signal, when a result waits in it (``DeliveryLane/checkWaitingAtSignal(_:)``):
+    /// whether `snapshot` is still the query's latest result — no later one published, no change held back, and
+    /// every commit the engine received (`received`) either before it or applied by a round that left it alone
+    /// (`applied`: a commit the engine keeps, or a round still running, counts as one that may alter it). Taken, a
+    /// staged result counts as handed out now; out of date, it is withdrawn, and the observer is as before it was
+    /// staged. Under the lane's lock: takes only this one.
+    func isStagedCurrent(_ snapshot: Snapshot, for id: ObjectIdentifier, received: UInt64, applied: UInt64) -> Bool {
+        let now = moment
+        return state.withLock { state in
+            let before = state.staged.removeValue(forKey: id)
+            guard case .documents(_, let commit, let content) = snapshot else { return true }
+            guard !state.isHeld, received <= max(commit, applied),
+                case .documents(_, let latestCommit, let latestContent)? = state.snapshot,
+                latestCommit == commit, latestContent == content
+            else {
+                if let before { state.taken[id] = before }
+                return false
+            }
+            if let before {
+                // The signal ends the observer's handling of its last result, and starts that of this one.
+                if let now, let handedAt = before.at { state.pace.signalled(handedAt: handedAt, now: now) }
+                state.taken[id]?.at = now
+            }
+            return true
+        }
+    }
+
+    /// Whether an observer waits, idle, for the next result. When none does, a commit that can alter the result would
+    /// only be held back (``holdIfNoneIdle(schedulingAhead:)``): the engine keeps commits without a round until one
+    /// goes idle. Read under the engine's lock.
     var hasIdleObserver: Bool {
         state.withLock { !$0.idle.isEmpty }
     }
@@ -105,6 +181,7 @@ final class PublishedResult: Sendable {
     func join(_ registration: Registration, idle: Bool, at now: Duration?) {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
+            state.members[id] = registration
             if idle {
                 state.idle[id] = registration
             } else {
@@ -125,12 +202,20 @@ final class PublishedResult: Sendable {
         }
     }
 
+    /// When `snapshot` was published, if it is the latest result (a result staged in a lane is): for an inspector.
+    func publishedAt(of snapshot: Snapshot) -> Date? {
+        state.withLock { state in state.snapshot == snapshot ? state.publishedAt : nil }
+    }
+
     /// `registration`'s observer signalled at `now` (``moment``) and nothing waits in its lane: it takes the latest
     /// result if it has not — unless changes wait that may alter it (held back, or `commitsKept`: commits the engine
     /// kept without a round, as the engine read them just before) — or joins the idle observers.
     func becameIdle(_ registration: Registration, commitsKept: Bool, at now: Duration?) -> IdleAction {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
+            // A staged result its lane no longer holds (it went idle between the staging and the submission): the
+            // observer takes the latest as if none had been staged.
+            if let before = state.staged.removeValue(forKey: id) { state.taken[id] = before }
             // Each signal follows a hand-out: the time since it is how long the observer took over the result.
             if let now, let handedAt = state.taken[id]?.at { state.pace.signalled(handedAt: handedAt, now: now) }
             if !state.isHeld, !commitsKept, let snapshot = state.snapshot, state.isBehind(id) {
@@ -142,10 +227,11 @@ final class PublishedResult: Sendable {
         }
     }
 
-    /// Marks the query's changes held back if no observer is idle; returns whether it did, and when to compute
-    /// ahead of the busy observers' signal if a computation is to be scheduled now (see ``SignalPace/held(at:)``).
-    func holdIfNoneIdle() -> (held: Bool, computeAhead: Duration?) {
-        let now = moment
+    /// Marks the query's changes held back if no observer is idle; returns whether it did, and — `schedulingAhead`,
+    /// unless the round computes the result anyway — when to compute ahead of the busy observers' signal if a
+    /// computation is to be scheduled now (see ``SignalPace/held(at:)``).
+    func holdIfNoneIdle(schedulingAhead: Bool) -> (held: Bool, computeAhead: Duration?) {
+        let now = schedulingAhead ? moment : nil
         return state.withLock { state in
             state.isHeld = state.idle.isEmpty
             guard state.isHeld, let now else { return (state.isHeld, nil) }
@@ -179,6 +265,8 @@ final class PublishedResult: Sendable {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
             state.idle[id] = nil
+            state.members[id] = nil
+            state.staged[id] = nil
             state.taken[id] = nil
         }
     }

@@ -111,10 +111,11 @@ extension LiveQueryEngine {
         for (observer, registration) in observed {
             guard let registration else { continue }
             let held = registration.lane.held
-            // Waiting in the lane, or — the usual case for a busy observer — published, to be taken at its signal.
+            // Staged in the lane, or published, to be taken at its signal.
+            let published = registration.published.withLock { $0 }
             let waiting =
-                held.waiting.map { WaitingResult($0, publishedAt: nil, now: now) }
-                ?? registration.published.withLock { $0 }?.owed(to: registration).map {
+                held.waiting.map { WaitingResult($0, publishedAt: published?.publishedAt(of: $0), now: now) }
+                ?? published?.owed(to: registration).map {
                     WaitingResult($0.snapshot, publishedAt: $0.publishedAt, now: now)
                 }
             let delivered = registration.delivered.commit

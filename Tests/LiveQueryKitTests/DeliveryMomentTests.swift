@@ -85,6 +85,40 @@ struct LiveQueryDeliveryMomentTests {
     }
 
     @Test(
+        "Next-signal: the owner dies while a result is staged in its lane — signalling calls nothing",
+        arguments: TestStores.kinds)
+    func ownerDiesWhileResultStaged(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        try await items.upsert(["_id": "a"])
+        let queue = DispatchQueue(label: "handler")
+        let watch = DeinitWatch()
+        let signal = LockedValue<SignalNext?>(nil)
+        let liveQuery: LiveQuery
+        do {
+            let owner = WatchedOwner(watch)
+            liveQuery = try items.findAll().observeLocalWithNextSignal(owner: owner, deliverOn: queue) {
+                _, _, signalNext in
+                watch.recordCall()
+                signal.withLock { $0 = signalNext }
+            }
+            try await eventually { signal.withLock { $0 } != nil }
+            try await items.upsert(["_id": "b"])
+            // Its only observer busy: the wait computes the result, staged in the lane for the signal to take.
+            await store.waitForLiveQueries()
+            #expect(liveQuery.deliveryStatistics.submitted == 2)
+        }
+        #expect(watch.hasDied)
+        // The signal begins the staged delivery on the queue, where the owner check drops it.
+        signal.withLock { $0.take() }?()
+        queue.sync {}
+        #expect(watch.calls == 1)
+        #expect(watch.callsAfterDeinit == 0)
+        #expect(liveQuery.deliveryStatistics.delivered == 2, "begun from the lane, dropped at the check")
+        try await eventually { store.statistics.observers == 0 && liveQuery.isStopped }
+    }
+
+    @Test(
         "The owner dies while the handler runs: kept alive for that call, unregistered as it returns — no commit needed — and no call after its deinit",
         arguments: TestStores.kinds)
     func ownerDiesWhileHandlerRuns(kind: String) async throws {

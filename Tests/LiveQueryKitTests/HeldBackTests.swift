@@ -55,14 +55,17 @@ struct HeldBackTests {
         let held = store.statistics
         #expect(held.deferrals > 0)
         #expect(work(held) - work(before) == 1, "one result for 50 commits, from every held-back change: \(held)")
-        #expect(
-            liveQuery.deliveryStatistics.submitted == 1 && slow.received.count == 1, "nothing more until it signals")
+        // Computed while the observer was busy: staged in its lane, delivered nothing more until it signals.
+        #expect(liveQuery.deliveryStatistics.submitted == 2 && liveQuery.deliveryStatistics.delivered == 1)
+        #expect(slow.received.count == 1, "nothing more until it signals")
+        #expect(store.inspect().liveQueries.first?.observers.first?.waiting?.documents == 7)
 
         let final = try await items.find("group == 'a'").sort("_id").exec().map(\.id)
         slow.signalNext()
         try await slow.received.wait { $0.count == 2 }
         #expect(slow.received.last == final)
         #expect(work(store.statistics) == work(held), "the signal takes the result computed for the wait")
+        #expect(liveQuery.deliveryStatistics.submitted == 2, "from its lane: nothing submitted at the signal")
         // Nothing more was owed: signalling again delivers nothing, whatever comes after it.
         slow.signalNext()
         _ = try await items.upsert(["_id": "z", "group": "b"])

@@ -80,7 +80,7 @@ struct InspectorAPITests {
         #expect(observer.deliveredCommit == 3)
         #expect(observer.commitsBehind == 2)
         #expect(observer.delivery.delivered == 1)
-        #expect(observer.delivery.heldHighWater == 1, "the waiting result is the query's, not a copy in the lane")
+        #expect(observer.delivery.heldHighWater == 2, "the waiting result is staged in the observer's lane")
         #expect(store.liveQueries[1].observers.map(\.owners) == [[.init(type: "LiveQuery", isAlive: true)]])
 
         // Screen 0 observes /profile itself and owns the live query; screen 1 owns /profile's closure; screen 2 is
