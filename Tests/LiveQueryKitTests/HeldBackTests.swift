@@ -34,6 +34,15 @@ struct HeldBackTests {
         }
 
         func signalNext() { signal.withLock { $0.take() }?() }
+
+        /// Signals, and returns the ids of the one result that signal brings.
+        func signalAndReceive() async throws -> [String]? {
+            let count = received.count
+            signalNext()
+            try await received.wait { $0.count == count + 1 }
+            return received.last
+        }
+
         var isHoldingSignal: Bool { signal.withLock { $0 != nil } }
     }
 
@@ -61,9 +70,7 @@ struct HeldBackTests {
         #expect(store.inspect().liveQueries.first?.observers.first?.waiting?.documents == 7)
 
         let final = try await items.find("group == 'a'").sort("_id").exec().map(\.id)
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == final)
+        #expect(try await slow.signalAndReceive() == final)
         #expect(work(store.statistics) == work(held), "the signal takes the result computed for the wait")
         #expect(liveQuery.deliveryStatistics.submitted == 2, "from its lane: nothing submitted at the signal")
         // Nothing more was owed: signalling again delivers nothing, whatever comes after it.
@@ -147,9 +154,7 @@ struct HeldBackTests {
         }
         try await free.wait { $0.last == ["d0", "d1", "d2", "d3", "d4"] }
         #expect(store.statistics.deferrals == 0, "a free observer needs every result")
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == ["d0", "d1", "d2", "d3", "d4"])
+        #expect(try await slow.signalAndReceive() == ["d0", "d1", "d2", "d3", "d4"])
         await slowQuery.stop()
         await freeQuery.stop()
     }
@@ -168,9 +173,9 @@ struct HeldBackTests {
         #expect(store.statistics.deferrals == before.deferrals + 2)
         #expect(store.inspect().liveQueries.map(\.isHeldBack) == [true], "an inspector sees the query held back")
         // The behind observer has not taken ["a0", "a1"]; signalling, it gets what the kept commits bring instead.
-        behind.signalNext()
-        try await behind.received.wait { $0.count == 2 }
-        #expect(behind.received.last == ["a0", "a1", "a2"], "not the result published before the kept commits")
+        #expect(
+            try await behind.signalAndReceive() == ["a0", "a1", "a2"],
+            "not the result published before the kept commits")
         await store.waitForLiveQueries()
         #expect(store.statistics.rounds == before.rounds + 1, "one round for both commits")
         await stop()
@@ -215,9 +220,7 @@ struct HeldBackTests {
         _ = try await items.upsert(["_id": "b1", "group": "b"])
         // Signalling, the behind observer wakes the query: the held-back changes together alter nothing, and it
         // gets the result it had not taken.
-        behind.signalNext()
-        try await behind.received.wait { $0.count == 2 }
-        #expect(behind.received.last == ["a0", "a1"])
+        #expect(try await behind.signalAndReceive() == ["a0", "a1"])
         await stop()
     }
 

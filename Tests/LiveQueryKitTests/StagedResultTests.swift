@@ -31,9 +31,7 @@ struct StagedResultTests {
     func outdatedByACommit(kind: String) async throws {
         let (store, items, slow, liveQuery) = try await Self.staged(kind)
         _ = try await items.upsert(["_id": "a2", "group": "a"])
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == ["a0", "a1", "a2"], "never the staged ['a0', 'a1']")
+        #expect(try await slow.signalAndReceive() == ["a0", "a1", "a2"], "never the staged ['a0', 'a1']")
         // Withdrawn at the signal; the latest then submitted to the idle observer.
         let statistics = liveQuery.deliveryStatistics
         #expect(statistics.coalesced == 1 && statistics.submitted == 3 && statistics.delivered == 2)
@@ -51,9 +49,7 @@ struct StagedResultTests {
         // decides — its round finds nothing to change, and the observer, counted behind again, takes the result it
         // was staged.
         _ = try await store.collection("other").upsert(["_id": "x", "group": "a"])
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == ["a0", "a1"])
+        #expect(try await slow.signalAndReceive() == ["a0", "a1"])
         #expect(liveQuery.deliveryStatistics.coalesced == 1, "withdrawn at the signal")
         await store.waitForLiveQueries()
         #expect(slow.received.count == 2, "once")
@@ -68,9 +64,7 @@ struct StagedResultTests {
         // The wait has the engine apply the kept commit in a round, which leaves the result exact through it.
         _ = try await store.collection("other").upsert(["_id": "x", "group": "a"])
         await store.waitForLiveQueries()
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == ["a0", "a1"])
+        #expect(try await slow.signalAndReceive() == ["a0", "a1"])
         let statistics = liveQuery.deliveryStatistics
         #expect(statistics.coalesced == 0 && statistics.submitted == 2, "delivered from the lane as staged")
         await liveQuery.stop()
@@ -82,9 +76,7 @@ struct StagedResultTests {
     func takenAtTheSignal(kind: String) async throws {
         let (store, items, slow, liveQuery) = try await Self.staged(kind)
         let rounds = store.statistics.rounds
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 2 }
-        #expect(slow.received.last == ["a0", "a1"])
+        #expect(try await slow.signalAndReceive() == ["a0", "a1"])
         let statistics = liveQuery.deliveryStatistics
         #expect(statistics.submitted == 2 && statistics.coalesced == 0, "delivered from the lane as staged")
         #expect(store.statistics.rounds == rounds)
