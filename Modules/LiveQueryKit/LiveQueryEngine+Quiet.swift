@@ -23,7 +23,7 @@ extension LiveQueryEngine {
     func startsQuietWatch(_ state: inout State) -> Bool {
         let isHolding = state.hasHeld || state.hasKeptCommits
         guard quietPeriod != nil, isHolding, case .idle = state.quietWatch else { return false }
-        state.quietWatch = .watching(since: state.received)
+        state.quietWatch = .watching(since: receivedCommit.value)
         return true
     }
 
@@ -44,12 +44,12 @@ extension LiveQueryEngine {
     func quietPeriodPassed() -> Bool {
         let (again, resume) = state.withLock { state -> (Bool, (EngineInbox.Consumer, EngineInbox.Work)?) in
             guard case .watching(let since) = state.quietWatch else { return (false, nil) }
-            if state.received > since {
-                state.quietWatch = .watching(since: state.received)
+            if receivedCommit.value > since {
+                state.quietWatch = .watching(since: receivedCommit.value)
                 return (true, nil)
             }
             state.quietWatch = .idle
-            let resume = state.wakeHeld(through: state.received)
+            let resume = state.wakeHeld(through: receivedCommit.value)
             if resume != nil || !state.inbox.wakes.isEmpty { state.statistics.quietCatchUps += 1 }
             return (false, resume)
         }

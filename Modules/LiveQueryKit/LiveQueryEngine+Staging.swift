@@ -8,7 +8,7 @@ extension LiveQueryEngine {
     /// Gives `registration`'s lane the check it makes at its observer's signal when a result waits in it: the result is
     /// delivered only if it is still the latest (``PublishedResult/isStagedCurrent(_:for:received:applied:)``). The
     /// check holds neither the engine nor the published result: a lane outliving both delivers what waits.
-    func stageResults(for registration: Registration, from published: PublishedResult) {
+    func checkStagedResults(of registration: Registration, against published: PublishedResult) {
         let id = ObjectIdentifier(registration)
         registration.lane.checkWaitingAtSignal { [weak published, receivedCommit, appliedCommit] snapshot in
             guard let published else { return true }

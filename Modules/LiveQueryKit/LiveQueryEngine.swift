@@ -75,8 +75,6 @@ final class LiveQueryEngine: Sendable {
         var isAllHeld = false
         /// Some query's changes are held back (as of the last round).
         var hasHeld = false
-        /// The last commit received from the feed.
-        var received: UInt64 = 0
         /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
         var quietWatch = QuietWatch.idle
         /// How many observers are still to be checked for dead owners since the last round with changes: while any
@@ -165,9 +163,10 @@ final class LiveQueryEngine: Sendable {
     let executor = DispatchQueueExecutor(label: "tether.live-query.engine")
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
-    /// The last commit received from the feed (``State/received``) and the last one every round has applied
-    /// (``CatchUp/applied``, as each round ends), for the check a lane makes at its observer's signal without the
-    /// engine's lock (see ``PublishedResult/isStagedCurrent(_:for:received:applied:)``).
+    /// The last commit received from the feed (advanced under the engine's lock, by the writer's thread), and the last
+    /// one every round has applied (``CatchUp/applied``, as each round ends): read by the quiet watch, and by the
+    /// check a lane makes at its observer's signal without the engine's lock (see
+    /// ``PublishedResult/isStagedCurrent(_:for:received:applied:)``).
     let receivedCommit = Watermark()
     let appliedCommit = Watermark()
 
@@ -307,8 +306,7 @@ final class LiveQueryEngine: Sendable {
         let (resume, watch, check) = state.withLock {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
-            state.received = max(state.received, changes.commits.upperBound)
-            receivedCommit.advance(to: state.received)
+            receivedCommit.advance(to: changes.commits.upperBound)
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1
@@ -460,7 +458,7 @@ final class LiveQueryEngine: Sendable {
             // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
             // holding each other — and its lane and handler — for good.
             evaluation.published.join(registration, idle: !evaluation.isEvaluated, at: now)
-            stageResults(for: registration, from: evaluation.published)
+            checkStagedResults(of: registration, against: evaluation.published)
             return evaluation.isEvaluated
                 ? Snapshot.documents(
                     evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),
