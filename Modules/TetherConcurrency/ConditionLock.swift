@@ -49,11 +49,11 @@ package final class ConditionLock<Value>: @unchecked Sendable {
     ) rethrows -> Result {
         // The mutex by hand, not `locked.withLock`: its `inout` must not be held across the wait, while other
         // threads change the value; the storage is read afresh after every wake.
-        locked.mutex.lock()
-        defer { locked.mutex.unlock() }
-        while !isDone(locked.value) {
-            _ = locked.mutex.withUnsafeMutex { pthread_cond_wait(condition, $0) }
+        try locked.withMutexHeld { value, mutex in
+            while !isDone(value.pointee) {
+                _ = pthread_cond_wait(condition, mutex)
+            }
+            return try body(&value.pointee)
         }
-        return try body(&locked.value)
     }
 }
