@@ -31,6 +31,10 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         case returning(@Sendable (Delivery<Payload>) -> Void)
         /// The lane signals when the async handler returns; it runs in a task, on the handler's own isolation.
         case asynchronous(@Sendable (Delivery<Payload>) async -> Void)
+        /// The consumer pulls (a stream): it signals with the delivery's sequence number, and takes the next delivery
+        /// at its signal when one begins there (``DeliveryLane/signalTakingNext(_:)``); the handler is given only
+        /// those that begin at another moment — submitted to an idle consumer.
+        case pulled(@Sendable (Delivery<Payload>, UInt64) -> Void)
     }
 
     @usableFromInline
@@ -319,6 +323,8 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         case .returning(let body):
             call(body, with: (consume ready).delivery)
             signal(sequence)
+        case .pulled(let body):
+            body((consume ready).delivery, sequence)
         case .asynchronous:
             preconditionFailure("asynchronous handlers are handed over in a task")
         }
@@ -366,15 +372,38 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// delivery, and calls after cancellation, do nothing.
     @inlinable
     func signal(_ sequence: UInt64) {
-        let step = state.withLock { state -> Step? in
-            guard state.inFlight == sequence else { return nil }
-            state.inFlight = nil
-            var step = Step()
-            withdrawIfOutdated(&state, &step)
-            begin(&state, &step)
-            if !step.began, state.waiting == nil, !state.isCancelled { step.idle = state.onIdle }
-            return step
-        }
+        let step = state.withLock { signalled(sequence, &$0) }
         if let step { finish(step) }
+    }
+
+    /// A pulling consumer is done with delivery `sequence` (see ``Handler/pulled(_:)``): when its signal begins the
+    /// next delivery, returns it, taken on the spot — one turn of the lock, no hand-over through the executor.
+    /// Nil when none began: the idle callback has run, and a delivery that begins later reaches the handler.
+    @inlinable
+    func signalTakingNext(_ sequence: UInt64) -> Ready? {
+        let (step, taken) = state.withLock { state -> (Step?, Ready?) in
+            guard var step = signalled(sequence, &state) else { return (nil, nil) }
+            guard step.began, let sequence = state.inFlight, let delivery = state.ready.take() else {
+                return (step, nil)
+            }
+            step.began = false  // taken here: nothing for the executor to hand over
+            return (step, Ready(delivery: delivery, sequence: sequence))
+        }
+        if taken != nil { recorder?.recordDelivery() }
+        if let step { finish(step) }
+        return taken
+    }
+
+    /// Under the lock, at the observer's signal for delivery `sequence`: begins the next delivery if a current payload
+    /// waits, or notes that the producer's idle callback is to run. Nil for a stale or repeated signal.
+    @inlinable
+    func signalled(_ sequence: UInt64, _ state: inout State) -> Step? {
+        guard state.inFlight == sequence else { return nil }
+        state.inFlight = nil
+        var step = Step()
+        withdrawIfOutdated(&state, &step)
+        begin(&state, &step)
+        if !step.began, state.waiting == nil, !state.isCancelled { step.idle = state.onIdle }
+        return step
     }
 }

@@ -1,4 +1,4 @@
-import TetherConcurrency
+public import TetherConcurrency
 
 /// A lane seen as an `AsyncSequence`: asking for the next element is the signal.
 ///
@@ -16,8 +16,8 @@ public struct DeliveryStream<Payload: Sendable>: AsyncSequence, Sendable {
     /// Each element is one delivery.
     public typealias Element = Delivery<Payload>
 
-    let buffer: StreamBuffer<Payload>
-    let lane: DeliveryLane<Payload>
+    @usableFromInline let buffer: StreamBuffer<Payload>
+    @usableFromInline let lane: DeliveryLane<Payload>
 
     /// Makes the sequence's iterator.
     public func makeAsyncIterator() -> Iterator {
@@ -26,12 +26,21 @@ public struct DeliveryStream<Payload: Sendable>: AsyncSequence, Sendable {
 
     /// Takes deliveries one at a time; each call to ``next()`` signals that the previous one is done.
     public struct Iterator: AsyncIteratorProtocol {
-        let buffer: StreamBuffer<Payload>
-        let lane: DeliveryLane<Payload>
+        @usableFromInline let buffer: StreamBuffer<Payload>
+        @usableFromInline let lane: DeliveryLane<Payload>
 
-        /// Signals the previous delivery, then waits for the next; nil once the lane is cancelled.
+        /// Signals the previous delivery, then waits for the next; nil once the lane is cancelled. A delivery that
+        /// the signal itself begins — a payload was waiting — is returned at once, without suspending.
+        @inlinable
         public mutating func next() async -> Delivery<Payload>? {
-            buffer.signalPrevious()
+            if Task.isCancelled {
+                lane.cancel()  // which finishes the buffer
+                return nil
+            }
+            if let previous = buffer.takeHeld(), let ready = lane.signalTakingNext(previous) {
+                buffer.hold(ready.sequence)
+                return ready.delivery
+            }
             let buffer = self.buffer
             let lane = self.lane
             return await withTaskCancellationHandler {
@@ -53,55 +62,77 @@ extension DeliveryLane {
         let buffer = StreamBuffer<Payload>()
         let lane = DeliveryLane(
             executor: .inline, coalescing: coalescing, isUnchanged: isUnchanged, recorder: recorder,
-            handler: .signalling { delivery, signalNext in buffer.offer(delivery, signalNext) },
+            handler: .pulled { delivery, sequence in buffer.offer(delivery, sequence) },
             onCancel: { buffer.finish() })
         return (lane, DeliveryStream(buffer: buffer, lane: lane))
     }
 }
 
-/// The hand-over point between a stream's lane and its consumer: at most one delivery, and the consumer's wait.
+/// The hand-over point between a stream's lane and its consumer: at most one delivery, the consumer's wait, and the
+/// delivery the consumer holds — its next `next()` signals that one.
+@usableFromInline
 final class StreamBuffer<Payload: Sendable>: Sendable {
+    @usableFromInline typealias Ready = DeliveryLane<Payload>.Ready
+
+    @usableFromInline
     struct State: Sendable {
-        var ready: (Delivery<Payload>, SignalNext)?
-        var waiter: CheckedContinuation<Delivery<Payload>?, Never>?
-        var signalForPrevious: SignalNext?
-        var isFinished = false
+        @usableFromInline var ready: Ready?
+        @usableFromInline var waiter: CheckedContinuation<Delivery<Payload>?, Never>?
+        /// The sequence number of the delivery the consumer holds.
+        @usableFromInline var held: UInt64?
+        @usableFromInline var isFinished = false
+
+        init() {}
     }
 
-    let state = LockedValue(State())
+    @usableFromInline let state = LockedValue(State())
     /// Formed once: a key path written in a generic type is instantiated each time it is evaluated (see
     /// `takeOrPark`).
-    let waiterSlot = \State.waiter
+    @usableFromInline let waiterSlot = \State.waiter
 
-    func offer(_ delivery: Delivery<Payload>, _ signal: SignalNext) {
+    init() {}
+
+    /// A delivery that began other than at the consumer's own signal (a payload submitted while it waited, or after
+    /// the lane's idle callback): the parked consumer takes it, or else the next `next()`.
+    @inlinable
+    func offer(_ delivery: Delivery<Payload>, _ sequence: UInt64) {
         let resume = state.withLock { state -> (CheckedContinuation<Delivery<Payload>?, Never>, Delivery<Payload>)? in
             if state.isFinished { return nil }
             if let waiter = state.waiter.take() {
-                state.signalForPrevious = signal
+                state.held = sequence
                 return (waiter, delivery)
             }
-            state.ready = (delivery, signal)
+            state.ready = Ready(delivery: delivery, sequence: sequence)
             return nil
         }
         if let (waiter, delivery) = resume { waiter.resume(returning: delivery) }
     }
 
-    func signalPrevious() {
-        let signal = state.withLock { $0.signalForPrevious.take() }
-        signal?()
+    /// The delivery the consumer holds, to signal: it is no longer held.
+    @inlinable
+    func takeHeld() -> UInt64? {
+        state.withLock { $0.held.take() }
+    }
+
+    /// The consumer took delivery `sequence` at its signal.
+    @inlinable
+    func hold(_ sequence: UInt64) {
+        state.withLock { $0.held = sequence }
     }
 
     /// The delivery waiting, or the next one offered; nil once finished.
+    @inlinable
     func next() async -> Delivery<Payload>? {
         await state.takeOrPark(waiterSlot) { state -> Delivery<Payload>?? in
-            if let (delivery, signal) = state.ready.take() {
-                state.signalForPrevious = signal
-                return .some(delivery)
+            if let ready = state.ready.take() {
+                state.held = ready.sequence
+                return .some(ready.delivery)
             }
             return state.isFinished ? .some(nil) : nil
         }
     }
 
+    @inlinable
     func finish() {
         let waiter = state.withLock { state -> CheckedContinuation<Delivery<Payload>?, Never>? in
             state.isFinished = true
