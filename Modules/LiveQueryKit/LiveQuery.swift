@@ -78,8 +78,14 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
 
     /// Whether the observation has ended (stopped, its handle or owner deallocated).
     public var isStopped: Bool {
-        guard !registration.isGone, let id = registration.binding.id else { return true }
-        return !engine.observers.isObserving(id)
+        registration.isGone || !isInObserverTable
+    }
+
+    /// Whether the engine's observer table still holds the observation — the authority on its owner, asked at the
+    /// moment of each delivery. The engine unregisters an observer only once the table has ended it.
+    var isInObserverTable: Bool {
+        guard let id = registration.binding.id else { return false }
+        return engine.observers.isObserving(id)
     }
 
     /// `LiveQuery(collection: query)`.

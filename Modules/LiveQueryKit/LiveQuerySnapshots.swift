@@ -64,8 +64,9 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
         /// - Throws: The error the query's evaluation failed with; the observation has then ended.
         public mutating func next() async throws -> LiveQuerySnapshot? {
             guard let delivery = await deliveries.next() else { return nil }
-            // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped.
-            guard !handle.isStopped else { return nil }
+            // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped. The
+            // table alone is asked: the delivery has just left the lane, so the lane was not cancelled.
+            guard handle.isInObserverTable else { return nil }
             switch delivery.payload {
             case .documents(let documents, let commit, _):
                 let event = handle.delivered.event(for: documents, commit: commit)
