@@ -33,9 +33,9 @@ package struct LockedValue<Value> {
     /// Runs `body` with exclusive access to the value. Never call user code from `body`.
     @inlinable
     package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, mutex in
-            LockStorage<Value>.lock(mutex)
-            defer { LockStorage<Value>.unlock(mutex) }
+        try storage.withUnsafeMutablePointers { value, words in
+            LockStorage<Value>.lock(words)
+            defer { LockStorage<Value>.unlock(words) }
             return try body(&value.pointee)
         }
     }
