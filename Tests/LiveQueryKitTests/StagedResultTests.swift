@@ -88,4 +88,31 @@ struct StagedResultTests {
         #expect(slow.received.last == ["a0", "a1", "a2"])
         await liveQuery.stop()
     }
+
+    @Test(
+        "snapshots(): the staged result is the next element, taken with no round of the engine; stopped meanwhile, none",
+        arguments: TestStores.kinds)
+    func snapshotsTakeTheStagedResult(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        _ = try await items.upsert(["_id": "a0", "group": "a"])
+        let snapshots = try items.find("group == 'a'").sort("_id").snapshots()
+        var iterator = snapshots.makeAsyncIterator()
+        #expect(try await iterator.next()?.documents.map(\.id) == ["a0"])
+        // The consumer holds ['a0'] until it asks again: the catch-up's result is staged in its lane.
+        _ = try await items.upsert(["_id": "a1", "group": "a"])
+        await store.waitForLiveQueries()
+        #expect(snapshots.deliveryStatistics.submitted == 2 && snapshots.deliveryStatistics.delivered == 1)
+        let rounds = store.statistics.rounds
+        let next = try await iterator.next()
+        #expect(next?.documents.map(\.id) == ["a0", "a1"] && next?.event != .initial)
+        #expect(store.statistics.rounds == rounds, "taken from the lane by next() itself")
+        // Staged again, and the observation stopped before the consumer asks: the staged result is not delivered.
+        _ = try await items.upsert(["_id": "a2", "group": "a"])
+        await store.waitForLiveQueries()
+        #expect(snapshots.deliveryStatistics.submitted == 3 && snapshots.deliveryStatistics.delivered == 2)
+        snapshots.stop()
+        #expect(try await iterator.next() == nil)
+        #expect(snapshots.deliveryStatistics.delivered == 2)
+    }
 }
