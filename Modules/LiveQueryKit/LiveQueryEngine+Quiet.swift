@@ -44,12 +44,14 @@ extension LiveQueryEngine {
     func quietPeriodPassed() -> Bool {
         let (again, resume) = state.withLock { state -> (Bool, (EngineInbox.Consumer, EngineInbox.Work)?) in
             guard case .watching(let since) = state.quietWatch else { return (false, nil) }
-            if receivedCommit.value > since {
-                state.quietWatch = .watching(since: receivedCommit.value)
+            // Advanced only under this lock: one read serves the whole step.
+            let received = receivedCommit.value
+            if received > since {
+                state.quietWatch = .watching(since: received)
                 return (true, nil)
             }
             state.quietWatch = .idle
-            let resume = state.wakeHeld(through: receivedCommit.value)
+            let resume = state.wakeHeld(through: received)
             if resume != nil || !state.inbox.wakes.isEmpty { state.statistics.quietCatchUps += 1 }
             return (false, resume)
         }
