@@ -17,7 +17,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "results computed after the last commit",
-        "of which ahead of a signal", "held high-water", "engine rounds",
+        "of which ahead of a signal", "of which not ahead", "held high-water", "engine rounds",
     ]
     let names =
         sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
@@ -45,9 +45,14 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                 return {
                     let after = store.statistics
                     let end = atEnd.withLock { $0 } ?? after
-                    record(
-                        "\(side) results computed after the last commit", resultsComputed(after) - resultsComputed(end))
-                    record("\(side) of which ahead of a signal", after.computedAhead - end.computedAhead)
+                    let afterLast = resultsComputed(after) - resultsComputed(end)
+                    let aheadAfterLast = after.computedAhead - end.computedAhead
+                    record("\(side) results computed after the last commit", afterLast)
+                    record("\(side) of which ahead of a signal", aheadAfterLast)
+                    // The rest were computed when the consumer signalled and found no current result staged (or, for a
+                    // consumer already idle, on the last commit): the blocks whose consumer waited for a computation,
+                    // the mean being their share.
+                    record("\(side) of which not ahead", max(0, afterLast - aheadAfterLast))
                     record("\(side) results computed", resultsComputed(after) - resultsComputed(before))
                     record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
                     record("\(side) engine rounds", after.rounds - before.rounds)
