@@ -590,6 +590,18 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
         }
         target.exclude += ["CrashAndRestartTests.swift"]
     }
+    // The packages only those targets used go too: SwiftPM warns of a dependency no target uses.
+    let used = Set(
+        package.targets.flatMap(\.dependencies).compactMap { dependency -> String? in
+            guard case .productItem(_, let package?, _, _) = dependency else { return nil }
+            return package.lowercased()
+        })
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        guard var identity = location.split(separator: "/").last?.lowercased() else { return false }
+        if identity.hasSuffix(".git") { identity.removeLast(4) }
+        return !used.contains(identity)
+    }
 }
 
 for target in package.targets {
