@@ -590,12 +590,20 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
         }
         target.exclude += ["CrashAndRestartTests.swift"]
     }
-    // The packages only those targets used go too: SwiftPM warns of a dependency no target uses.
-    let used = Set(
-        package.targets.flatMap(\.dependencies).compactMap { dependency -> String? in
-            guard case .productItem(_, let package?, _, _) = dependency else { return nil }
-            return package.lowercased()
-        })
+    // The packages only those targets used go too: SwiftPM warns of a dependency no target uses. A product named
+    // alone, or a plugin, counts for the package of that name.
+    let products = package.targets.flatMap(\.dependencies).compactMap { dependency -> String? in
+        switch dependency {
+        case .productItem(_, let package?, _, _): package
+        case .byNameItem(let name, _): name
+        default: nil
+        }
+    }
+    let plugins = package.targets.flatMap { $0.plugins ?? [] }.compactMap { usage -> String? in
+        guard case .plugin(let name, let package) = usage else { return nil }
+        return package ?? name
+    }
+    let used = Set((products + plugins).map { $0.lowercased() })
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
         guard var identity = location.split(separator: "/").last?.lowercased() else { return false }
