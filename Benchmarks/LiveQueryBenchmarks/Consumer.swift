@@ -10,7 +10,7 @@ func consumeSlowly<Elements: AsyncSequence>(
 ) async throws {
     var iterator = elements.makeAsyncIterator()
     while let element = try await iterator.next() {
-        consumer.received(newest(element))
+        consumer.received { newest(element) }
         _ = consume element  // its lifetime ends here, whatever the optimizer would have chosen
         try await Task.sleep(for: .milliseconds(10))
         consumer.free()
@@ -20,13 +20,20 @@ func consumeSlowly<Elements: AsyncSequence>(
 /// A slow consumer's side of the scenario: what it received, when the newest result reached it, and when the
 /// consumer was last free to take a result before that.
 final class Consumer: Sendable {
-    private let state = LockedValue((deliveries: 0, newest: -1, at: 0, lastFree: 0, freeBeforeNewest: 0))
+    private let state = LockedValue(
+        (deliveries: 0, newest: -1, handedAt: 0, at: 0, lastFree: 0, freeBeforeNewest: 0))
 
-    func received(_ seq: Int) {
+    /// The consumer was handed a result: `read` finds its newest seq, reading every document as a consumer would.
+    /// The time before the read tells the framework's hand-over from the read itself.
+    func received(_ read: () -> Int) {
+        let handedAt = nowMicroseconds()
+        let seq = read()
         let now = nowMicroseconds()
         state.withLock { state in
             state.deliveries += 1
-            if seq > state.newest { (state.newest, state.at, state.freeBeforeNewest) = (seq, now, state.lastFree) }
+            if seq > state.newest {
+                (state.newest, state.handedAt, state.at, state.freeBeforeNewest) = (seq, handedAt, now, state.lastFree)
+            }
         }
     }
 
@@ -46,6 +53,8 @@ final class Consumer: Sendable {
         /// From the moment the last commit had returned and the consumer was free, to the delivery of the final
         /// result, µs: the framework's own share of ``toFinal``, without the consumer's phase.
         var readyToFinal: Int
+        /// The part of ``readyToFinal`` before the consumer reads the result: the hand-over alone, µs.
+        var readyToHanded: Int
         var writer: Int
         var peakResidentDelta: Int
     }
@@ -61,10 +70,11 @@ final class Consumer: Sendable {
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
         let peak = sampler.stop()
-        let (at, freeBefore) = state.withLock { ($0.at, $0.freeBeforeNewest) }
+        let (handedAt, at, freeBefore) = state.withLock { ($0.handedAt, $0.at, $0.freeBeforeNewest) }
         return Figures(
             deliveries: deliveries - deliveriesBefore, toFinal: arrived ? (at - end) / 1_000 : -1,
             readyToFinal: arrived ? at - max(end, freeBefore) : -1,
+            readyToHanded: arrived ? handedAt - max(end, freeBefore) : -1,
             writer: (end - start) / 1_000, peakResidentDelta: max(0, peak - before) / 1_024)
     }
 }

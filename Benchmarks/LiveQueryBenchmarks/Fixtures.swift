@@ -64,6 +64,15 @@ struct Fixture: Sendable {
     /// `TETHER_BENCH_QUIET_MS`: the store's quiet period in milliseconds, 0 for none; unset, the store's default.
     static let quietMilliseconds = ProcessInfo.processInfo.environment["TETHER_BENCH_QUIET_MS"].flatMap { Int($0) }
 
+    /// `TETHER_BENCH_SIDES`: the sides of scenario 2 to run, by name, separated by commas (`Tether snapshots(),GRDB`);
+    /// unset, all three. For a focused look at one side against another; the full scenario is the one reported.
+    static let sides = ProcessInfo.processInfo.environment["TETHER_BENCH_SIDES"].map {
+        Set($0.split(separator: ",").map(String.init))
+    }
+
+    /// `TETHER_BENCH_RUNS`: how many runs scenario 2 makes; unset, its own count.
+    static let runs = ProcessInfo.processInfo.environment["TETHER_BENCH_RUNS"].flatMap { Int($0) }
+
     /// `TETHER_BENCH_ANTICIPATE=0`: the store computes held-back results only when an observer signals; unset or
     /// anything else, the store's default (just before the signal is due).
     static let anticipatesSignals = ProcessInfo.processInfo.environment["TETHER_BENCH_ANTICIPATE"] != "0"

@@ -69,7 +69,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
             let handlerQueue = DispatchQueue(label: "tether")
             return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
                 documents, _, signalNext in
-                consumer.received(newestSeq(documents))
+                consumer.received { newestSeq(documents) }
                 handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
                     consumer.free()
                     signalNext()
@@ -94,10 +94,11 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
             }
         }
 
-        for run in 0..<runs {
+        let chosen = [signalling, snapshots, grdb].filter { Fixture.sides?.contains($0.name) ?? true }
+        for run in 0..<(Fixture.runs ?? runs) {
             try await rotating(
                 run,
-                [signalling, snapshots, grdb].map { side in
+                chosen.map { side in
                     { try await side.run(run, blocks: blocks, of: perBlock, seqs: seqs, record: record) }
                 })
         }

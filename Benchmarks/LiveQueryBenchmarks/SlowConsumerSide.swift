@@ -24,7 +24,7 @@ struct SlowConsumerSide {
     static let figures = [
         "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "CPU overhead (%)",
         "thread wake-ups per delivery", "deliveries", "last commit → final (ms)", "ready → final (µs)",
-        "peak RSS delta (KB)",
+        "of which before the read (µs)", "peak RSS delta (KB)",
     ]
 
     /// One run: `blocks` pairs of blocks of `perBlock` commits, one block with nothing observed and one with an
@@ -58,6 +58,7 @@ struct SlowConsumerSide {
             record("\(name) deliveries", figures.deliveries)
             record("\(name) last commit → final (ms)", figures.toFinal)
             record("\(name) ready → final (µs)", figures.readyToFinal)
+            record("\(name) of which before the read (µs)", figures.readyToHanded)
             record("\(name) peak RSS delta (KB)", figures.peakResidentDelta)
             if !unobservedFirst { try await unobservedBlock() }
         }
