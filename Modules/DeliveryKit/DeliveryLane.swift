@@ -236,6 +236,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     }
 
     /// Whether ``cancel()`` has been called.
+    @inlinable
     public var isCancelled: Bool {
         state.withLock { $0.isCancelled }
     }

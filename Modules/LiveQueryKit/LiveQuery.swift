@@ -46,13 +46,22 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
     public func stop() {
         guard let id = registration.binding.id else { return }
         engine.observers.remove(id)
-        delivered.release()
+        endDeliveries()
     }
 
     /// ``stop()``, suspending instead of blocking while a handler on another thread finishes.
     public func stop() async {
         guard let id = registration.binding.id else { return }
         await engine.observers.remove(id)
+        endDeliveries()
+    }
+
+    /// Once the table has ended the observation: cancels its lane here, before `stop()` returns — the table's
+    /// stopped notice, which unregisters the observer, may run later on another thread — so that a lane's own
+    /// check at the moment of delivery (``LiveQuerySnapshots``) knows the observation ended; and lets go of the last
+    /// result.
+    private func endDeliveries() {
+        registration.lane.cancel()
         delivered.release()
     }
 

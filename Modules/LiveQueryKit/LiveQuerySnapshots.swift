@@ -65,8 +65,11 @@ public struct LiveQuerySnapshots: AsyncSequence, ObservationCancellable {
         public mutating func next() async throws -> LiveQuerySnapshot? {
             guard let delivery = await deliveries.next() else { return nil }
             // Ownership at the moment of delivery: a snapshot that waited while the observation ended is dropped. The
-            // table alone is asked: the delivery has just left the lane, so the lane was not cancelled.
-            guard handle.isInObserverTable else { return nil }
+            // lane is asked, not the observer table: the handle is the owner, and the iterator holds it, so only
+            // `stop()` ends the observation, and it cancels the lane before it returns. The lane's lock was just
+            // taken to hand this delivery over, so asking costs one more turn of a lock in this core's cache, where
+            // the table's is another object's, last taken by the engine.
+            guard !handle.registration.lane.isCancelled else { return nil }
             switch delivery.payload {
             case .documents(let documents, let commit, _):
                 let event = handle.delivered.event(for: documents, commit: commit)
