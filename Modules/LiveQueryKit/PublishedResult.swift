@@ -23,16 +23,12 @@ final class PublishedResult: Sendable {
         /// When ``snapshot`` was published, on the engine's time source: for an inspector (one clock read per
         /// result, none per delivery).
         var publishedAt: Date?
-        /// Counts published results; each observer's entry in ``taken`` says which it last took, and when.
+        /// Counts published results; each member's ``Member/taken`` says which it last took, and when.
         var generation: UInt64 = 0
-        var taken: [ObjectIdentifier: Taken] = [:]
         /// Observers idle with the latest result, waiting for the next.
         var idle: [ObjectIdentifier: Registration] = [:]
         /// Every observer that joined, idle or busy.
-        var members: [ObjectIdentifier: Registration] = [:]
-        /// Observers whose lane holds a staged result, with what they had taken before it: restored when their signal
-        /// finds it out of date.
-        var staged: [ObjectIdentifier: Taken] = [:]
+        var members: [ObjectIdentifier: Member] = [:]
         /// The query's changes are held back: the next observer to go idle wakes it.
         var isHeld = false
         /// How long observers take over a result.
@@ -40,7 +36,7 @@ final class PublishedResult: Sendable {
 
         /// Whether the observer has not taken the latest result.
         func isBehind(_ id: ObjectIdentifier) -> Bool {
-            (taken[id]?.generation ?? 0) < generation
+            (members[id]?.taken?.generation ?? 0) < generation
         }
 
         /// Records that the observers `ids` were handed the latest result at `now` (nil: signals are not
@@ -48,30 +44,41 @@ final class PublishedResult: Sendable {
         mutating func handOut(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) {
             var any = false
             for id in ids {
-                taken[id] = Taken(generation: generation, at: now)
+                members[id]?.taken = Taken(generation: generation, at: now)
                 any = true
             }
             if any, let now { pace.handedOut(at: now) }
         }
 
-        /// Records that the busy observers `ids` were staged the latest result at `now` (nil: signals are not
-        /// anticipated): each is counted as taking it when its last result's handling time has passed, and the
+        /// Records that every member, all of them busy, was staged the latest result at `now` (nil: signals are
+        /// not anticipated): each is counted as taking it when its last result's handling time has passed, and the
         /// computation ahead of the signal after that is noted from the first of those moments.
-        mutating func stage(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) {
+        mutating func stageToAll(at now: Duration?) {
             var first: Duration?
-            for id in ids {
-                let before = taken[id] ?? Taken(generation: 0, at: nil)
+            var index = members.startIndex
+            while index != members.endIndex {
+                let before = members.values[index].taken ?? Taken(generation: 0, at: nil)
                 var at = before.at
-                if staged[id] == nil {
-                    staged[id] = before
+                if members.values[index].staged == nil {
+                    members.values[index].staged = before
                     // Staged again before its signal, it is still expected at the same moment.
                     at = now.map { now in max(now, before.at.map { $0 + (pace.handling ?? .zero) } ?? now) }
                 }
-                taken[id] = Taken(generation: generation, at: at)
+                members.values[index].taken = Taken(generation: generation, at: at)
                 if let at { first = min(first ?? at, at) }
+                index = members.index(after: index)
             }
             if let first { pace.handedOut(at: first) }
         }
+    }
+
+    /// An observer that joined, with the result it last took and — while its lane holds a staged result — what it
+    /// had taken before that one, restored when its signal finds the staged result out of date. One record per
+    /// observer: the check at its signal finds all it needs with one lookup.
+    struct Member: Sendable {
+        let registration: Registration
+        var taken: Taken?
+        var staged: Taken?
     }
 
     /// The result an observer last took: its generation, and when it was handed over (on the time source's
@@ -131,8 +138,8 @@ final class PublishedResult: Sendable {
                 state.idle.removeAll(keepingCapacity: true)
                 state.handOut(to: publication.ready.lazy.map(ObjectIdentifier.init), at: now)
             } else if case .documents = snapshot, !state.members.isEmpty {
-                publication.staged = Array(state.members.values)
-                state.stage(to: state.members.keys, at: now)
+                publication.staged = state.members.values.map(\.registration)
+                state.stageToAll(at: now)
             } else {
                 return publication
             }
@@ -150,19 +157,20 @@ final class PublishedResult: Sendable {
     func isStagedCurrent(_ snapshot: Snapshot, for id: ObjectIdentifier, received: UInt64, applied: UInt64) -> Bool {
         let now = moment
         return state.withLock { state in
-            let before = state.staged.removeValue(forKey: id)
+            let index = state.members.index(forKey: id)
+            let before = index.flatMap { state.members.values[$0].staged.take() }
             guard case .documents(_, let commit, let content) = snapshot else { return true }
             guard !state.isHeld, received <= max(commit, applied),
                 case .documents(_, let latestCommit, let latestContent)? = state.snapshot,
                 latestCommit == commit, latestContent == content
             else {
-                if let before { state.taken[id] = before }
+                if let index, let before { state.members.values[index].taken = before }
                 return false
             }
-            if let before {
+            if let index, let before {
                 // The signal ends the observer's handling of its last result, and starts that of this one.
                 if let now, let handedAt = before.at { state.pace.signalled(handedAt: handedAt, now: now) }
-                state.taken[id]?.at = now
+                state.members.values[index].taken?.at = now
             }
             return true
         }
@@ -181,7 +189,7 @@ final class PublishedResult: Sendable {
     func join(_ registration: Registration, idle: Bool, at now: Duration?) {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
-            state.members[id] = registration
+            state.members[id] = Member(registration: registration)
             if idle {
                 state.idle[id] = registration
             } else {
@@ -213,11 +221,16 @@ final class PublishedResult: Sendable {
     func becameIdle(_ registration: Registration, commitsKept: Bool, at now: Duration?) -> IdleAction {
         state.withLock { state in
             let id = ObjectIdentifier(registration)
-            // A staged result its lane no longer holds (it went idle between the staging and the submission): the
-            // observer takes the latest as if none had been staged.
-            if let before = state.staged.removeValue(forKey: id) { state.taken[id] = before }
+            let index = state.members.index(forKey: id)
+            if let index, let before = state.members.values[index].staged.take() {
+                // A staged result its lane no longer holds (it went idle between the staging and the submission):
+                // the observer takes the latest as if none had been staged.
+                state.members.values[index].taken = before
+            }
             // Each signal follows a hand-out: the time since it is how long the observer took over the result.
-            if let now, let handedAt = state.taken[id]?.at { state.pace.signalled(handedAt: handedAt, now: now) }
+            if let now, let index, let handedAt = state.members.values[index].taken?.at {
+                state.pace.signalled(handedAt: handedAt, now: now)
+            }
             if !state.isHeld, !commitsKept, let snapshot = state.snapshot, state.isBehind(id) {
                 state.handOut(to: CollectionOfOne(id), at: now)
                 return .take(snapshot)
@@ -266,8 +279,6 @@ final class PublishedResult: Sendable {
             let id = ObjectIdentifier(registration)
             state.idle[id] = nil
             state.members[id] = nil
-            state.staged[id] = nil
-            state.taken[id] = nil
         }
     }
 }
