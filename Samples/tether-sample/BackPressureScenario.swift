@@ -15,7 +15,9 @@ import TransportKit
 ///
 /// Nothing is left to luck: a calibration run first measures how fast this machine delivers results, then the
 /// consumer is made `consumer_slowdown` times slower than that and the writer makes as many commits as it takes to
-/// offer `arrivals` results. The naive pattern must then pile results up — and the sample fails if it does not.
+/// offer `arrivals` results. The naive pattern's consumer also stays `consumer_slowdown` times slower than the results
+/// as they arrive in its own run, should the machine have slowed since the calibration (other work on it). The naive
+/// pattern must then pile results up — and the sample fails if it does not.
 struct BackPressureScenario {
     /// What the calibration run measured, and what the runs use.
     struct Calibration: Sendable {
@@ -107,7 +109,9 @@ struct BackPressureScenario {
         }
         outcome.runs.append(
             try await measure(
-                "naive", writes: calibration.writes, consumer: Consumer(delay: calibration.consumerDelay, tally: tally)
+                "naive", writes: calibration.writes,
+                consumer: Consumer(
+                    delay: calibration.consumerDelay, tally: tally, slowdown: settings.consumerSlowdown)
             ) {
                 consumer in try configured.query.observeLocal(handler: consumer.naiveHandler())
             })
@@ -118,18 +122,45 @@ struct BackPressureScenario {
     /// The slow consumer: it turns each result into a view model, then takes `delay` to "render" it.
     final class Consumer: Sendable {
         let delay: Duration
+        /// For the naive pattern: the consumer takes this many times the mean interval between the results offered
+        /// so far, when that is longer than `delay`.
+        let slowdown: Double?
         let tally: ResultTally
         /// The consumer's own queue, shared by every run (so none of them pays for starting its thread).
         static let worker = DispatchQueue(label: "tether.sample.consumer")
         let offered = LockedValue(0)
+        /// When the first and the last result were offered, while ``slowdown`` is given.
+        let offers = LockedValue<(first: ContinuousClock.Instant, last: ContinuousClock.Instant)?>(nil)
         let processed = LockedValue<(count: Int, last: [String: JSONValue])>((0, [:]))
 
-        init(delay: Duration, tally: ResultTally) {
+        init(delay: Duration, tally: ResultTally, slowdown: Double? = nil) {
             self.delay = delay
             self.tally = tally
+            self.slowdown = slowdown
+        }
+
+        /// A result was offered: counted, and timed when the consumer keeps pace with the results' arrival.
+        func offer() {
+            let count = offered.withLock { offered in
+                offered += 1
+                return offered
+            }
+            guard slowdown != nil else { return }
+            let now = ContinuousClock.now
+            offers.withLock { $0 = (count == 1 ? now : $0?.first ?? now, now) }
+        }
+
+        /// How long the consumer takes over a result now: `delay`, or ``slowdown`` times the mean interval between
+        /// the results offered so far when that is longer.
+        var currentDelay: Duration {
+            guard let slowdown, let (first, last) = offers.withLock({ $0 }) else { return delay }
+            let count = offered.withLock { $0 }
+            guard count >= 2 else { return delay }
+            return max(delay, (last - first) / (count - 1) * slowdown)
         }
 
         func render(_ model: ItemsViewModel) {
+            let delay = currentDelay
             if delay > .zero { Thread.sleep(forTimeInterval: delay.timeInterval) }
             processed.withLock {
                 $0.count += 1
@@ -142,7 +173,7 @@ struct BackPressureScenario {
             -> @Sendable ([Document], LiveQueryEvent, SignalNext) -> Void
         {
             { documents, _, signalNext in
-                self.offered.withLock { $0 += 1 }
+                self.offer()
                 let model = ItemsViewModel(documents, tally: self.tally)
                 if mode == .nextSignal {
                     Self.worker.async {
@@ -158,7 +189,7 @@ struct BackPressureScenario {
         /// The naive pattern: every result is turned into a view model and queued for the consumer at once.
         func naiveHandler() -> @Sendable ([Document], LiveQueryEvent) -> Void {
             { documents, _ in
-                self.offered.withLock { $0 += 1 }
+                self.offer()
                 let model = ItemsViewModel(documents, tally: self.tally)
                 Self.worker.async { self.render(model) }
             }
