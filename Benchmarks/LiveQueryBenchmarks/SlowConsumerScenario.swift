@@ -16,7 +16,8 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
     let tetherOnly = [
-        "results computed", "quiet catch-ups", "computed ahead of a signal", "results computed after the last commit",
+        "results computed", "quiet catch-ups", "computed ahead of a signal", "ahead left to the signal",
+        "results computed after the last commit",
         "of which ahead of a signal", "of which not ahead", "held high-water", "engine rounds",
     ]
     let names =
@@ -57,6 +58,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                     record("\(side) quiet catch-ups", after.quietCatchUps - before.quietCatchUps)
                     record("\(side) engine rounds", after.rounds - before.rounds)
                     record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
+                    record("\(side) ahead left to the signal", after.aheadLeftToSignal - before.aheadLeftToSignal)
                     let statistics =
                         (observation as? LiveQuery)?.deliveryStatistics
                         ?? (observation as? LiveQuerySnapshots)?.deliveryStatistics

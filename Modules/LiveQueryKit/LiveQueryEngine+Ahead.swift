@@ -20,11 +20,25 @@ extension LiveQueryEngine {
         after(delay) { $0.computeAheadNow(query) }
     }
 
+    /// A writer that committed this recently is taken to be still committing.
+    ///
+    /// About the time one computation of a result takes: a commit is then likely to land after it, before the signal,
+    /// and the signal would compute the result again — the observer waiting for it — while the one computed ahead
+    /// only cost the writer's core. A burst that ends within this window before the computation was due leaves its
+    /// final result to the signal, as a burst ending after the computation already did.
+    static let writerActiveWindow = Duration.microseconds(200)
+
     /// The time to compute ahead of a signal has come: wakes the query if its changes are held back (an observer
-    /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute).
+    /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute),
+    /// unless the writer is still committing (``writerActiveWindow``).
     func computeAheadNow(_ query: DocumentQuery) {
+        let now = timeSource.elapsed
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.canWake(query) else { return nil }
+            if let last = state.lastReceivedAt, now - last < Self.writerActiveWindow {
+                state.statistics.aheadLeftToSignal += 1
+                return nil
+            }
             state.statistics.computedAhead += 1
             return state.wake(CollectionOfOne(query))
         }

@@ -83,6 +83,10 @@ final class LiveQueryEngine: Sendable {
         var sweepDebt = 0
         /// Commits kept without a round since every query was held back (see ``LiveQueryEngine/heldCommitsPerCheck``).
         var heldCommits = 0
+        /// When the last commit was received, on the time source's `elapsed`, while signals are anticipated: a
+        /// computation ahead of a signal is not made while the writer is still committing (see
+        /// ``LiveQueryEngine/writerActiveWindow``).
+        var lastReceivedAt: Duration?
 
         var isObserving: Bool { !registered.isEmpty }
         /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
@@ -303,10 +307,12 @@ final class LiveQueryEngine: Sendable {
 
     /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
     func receive(_ changes: ChangeSet) {
+        let now = anticipatesSignals ? timeSource.elapsed : nil
         let (resume, watch, check) = state.withLock {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
             receivedCommit.advance(to: changes.commits.upperBound)
+            if let now { state.lastReceivedAt = max(state.lastReceivedAt ?? now, now) }
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1

@@ -113,6 +113,31 @@ struct ComputeAheadTests {
     }
 
     @Test(
+        "A writer still committing when the computation ahead is due: none is made; the signal computes the latest, once",
+        arguments: TestStores.kinds)
+    func writerStillCommitting(kind: String) async throws {
+        let paced = try await Paced(kind)
+        try await paced.commit(["d2"])
+        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        paced.clock.advance(by: Self.due - .microseconds(100))
+        try await paced.commit(["d3"])  // 0.1 ms before the computation is due: within the writer's active window
+        let before = paced.store.statistics
+        paced.clock.advance(by: .microseconds(100))
+        try await eventually { paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1 }
+        #expect(paced.store.statistics.computedAhead == before.computedAhead)
+        #expect(Self.work(paced.store.statistics) == Self.work(before), "nothing computed ahead")
+
+        let final = try await paced.query.exec().map(\.id)
+        #expect(final.contains("d3"))
+        let atSignal = paced.store.statistics
+        paced.slow.signalNext()
+        try await paced.slow.received.wait { $0.count == 3 }
+        #expect(paced.slow.received.last == final)
+        #expect(Self.work(paced.store.statistics) == Self.work(atSignal) + 1, "computed once, at the signal")
+        await paced.end()
+    }
+
+    @Test(
         "The owner dies while a computation ahead waits: its round releases the observer, whose handler is not called",
         arguments: TestStores.kinds)
     func ownerDiesBeforeTheComputation(kind: String) async throws {
