@@ -56,10 +56,11 @@ public final class LiveQuery: ObservationCancellable, CustomStringConvertible {
         endDeliveries()
     }
 
-    /// Once the table has ended the observation: cancels its lane here, before `stop()` returns — the table's
-    /// stopped notice, which unregisters the observer, may run later on another thread — so that a lane's own
-    /// check at the moment of delivery (``LiveQuerySnapshots``) knows the observation ended; and lets go of the last
-    /// result.
+    /// Once the table has ended the observation: cancels its lane here, so that a lane's own check at the moment of
+    /// delivery (``LiveQuerySnapshots``) knows the observation ended once `stop()` returns; and lets go of the last
+    /// result. The table's stopped notice, which unregisters the observer and cancels the lane too, is delivered
+    /// before `stop()` returns — except when `stop()` runs inside a delivery (a handler, a notice), which does not
+    /// wait for it: then another thread delivering the table's notices may deliver it later.
     private func endDeliveries() {
         registration.lane.cancel()
         delivered.release()
