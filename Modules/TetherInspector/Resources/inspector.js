@@ -195,7 +195,8 @@ function renderQueries(document_) {
     const reruns = Object.values(s.reruns).reduce((sum, count) => sum + count, 0);
     for (const [field, value] of [["lastCommit", store.lastCommit], ["observers", s.observers], ["queries", s.queries],
       ["evaluations", s.evaluations], ["reruns", reruns], ["incrementalUpdates", s.incrementalUpdates],
-      ["deferrals", s.deferrals], ["computedAhead", s.computedAhead], ["aheadLeftToSignal", s.aheadLeftToSignal], ["quietCatchUps", s.quietCatchUps],
+      ["deferrals", s.deferrals], ["computedAhead", s.computedAhead], ["aheadLeftToSignal", s.aheadLeftToSignal],
+      ["quietCatchUps", s.quietCatchUps],
       ["failures", s.failures], ["retries", s.retries]]) cell(row, value, { field, className: "number" });
     statistics.push(row);
   }
