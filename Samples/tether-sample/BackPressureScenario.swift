@@ -128,9 +128,9 @@ struct BackPressureScenario {
         let tally: ResultTally
         /// The consumer's own queue, shared by every run (so none of them pays for starting its thread).
         static let worker = DispatchQueue(label: "tether.sample.consumer")
-        let offered = LockedValue(0)
-        /// When the first and the last result were offered, while ``slowdown`` is given.
-        let offers = LockedValue<(first: ContinuousClock.Instant, last: ContinuousClock.Instant)?>(nil)
+        /// Results offered, and — while ``slowdown`` is given — when the first and the last were.
+        let offers = LockedValue<(count: Int, first: ContinuousClock.Instant?, last: ContinuousClock.Instant?)>(
+            (0, nil, nil))
         let processed = LockedValue<(count: Int, last: [String: JSONValue])>((0, [:]))
 
         init(delay: Duration, tally: ResultTally, slowdown: Double? = nil) {
@@ -141,21 +141,21 @@ struct BackPressureScenario {
 
         /// A result was offered: counted, and timed when the consumer keeps pace with the results' arrival.
         func offer() {
-            let count = offered.withLock { offered in
-                offered += 1
-                return offered
+            let now = slowdown == nil ? nil : ContinuousClock.now
+            offers.withLock { offers in
+                offers.count += 1
+                if let now { (offers.first, offers.last) = (offers.first ?? now, now) }
             }
-            guard slowdown != nil else { return }
-            let now = ContinuousClock.now
-            offers.withLock { $0 = (count == 1 ? now : $0?.first ?? now, now) }
         }
+
+        /// Results offered so far.
+        var offered: Int { offers.withLock { $0.count } }
 
         /// How long the consumer takes over a result now: `delay`, or ``slowdown`` times the mean interval between
         /// the results offered so far when that is longer.
         var currentDelay: Duration {
-            guard let slowdown, let (first, last) = offers.withLock({ $0 }) else { return delay }
-            let count = offered.withLock { $0 }
-            guard count >= 2 else { return delay }
+            let (count, first, last) = offers.withLock { $0 }
+            guard let slowdown, let first, let last, count >= 2 else { return delay }
             return max(delay, (last - first) / (count - 1) * slowdown)
         }
 
@@ -215,7 +215,7 @@ struct BackPressureScenario {
         try await waitForFinalState(consumer, deadline: clock.now + .seconds(60))
         await liveQuery.stop()
         var calibration = Calibration(
-            commits: commits, results: max(consumer.offered.withLock { $0 }, 1), milliseconds: elapsed.milliseconds)
+            commits: commits, results: max(consumer.offered, 1), milliseconds: elapsed.milliseconds)
         let interval = elapsed / calibration.results
         calibration.consumerDelay = interval * settings.consumerSlowdown
         let commitsPerResult = Double(commits) / Double(calibration.results)
@@ -260,7 +260,7 @@ struct BackPressureScenario {
             }
             let statistics = liveQuery.deliveryStatistics
             await liveQuery.stop()
-            run.offered = consumer.offered.withLock { $0 }
+            run.offered = consumer.offered
             run.deliveries = consumer.processed.withLock { $0.count }
             if policy != "naive" {
                 run.coalesced = statistics.coalesced
