@@ -1,7 +1,13 @@
-import LiveQueryKit
+import DeliveryKit
+import Dispatch
+import Foundation
 import Testing
+import TetherConcurrency
 import TetherJSON
 import TetherTesting
+
+// Testable for one edge: holding the engine's lock, so that another thread stays inside the observer table's drain.
+@testable import LiveQueryKit
 
 /// A result computed while every observer is busy waits in their lanes, and their signal takes it there — but only
 /// while it is the latest: a commit after it, however unrelated, has the signal withdraw it and go through the
@@ -117,5 +123,64 @@ struct StagedResultTests {
         #expect(snapshots.deliveryStatistics.droppedByCancellation == 1)
         #expect(try await iterator.next() == nil)
         #expect(snapshots.deliveryStatistics.delivered == 2)
+    }
+
+    @Test(
+        "snapshots(): stopped inside a delivery while another thread delivers the table's notices — released before stop() returns, never delivered",
+        arguments: TestStores.kinds)
+    func snapshotsStoppedInsideADelivery(kind: String) async throws {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        _ = try await items.upsert(["_id": "a0", "group": "a"])
+        let snapshots = try items.find("group == 'a'").sort("_id").snapshots()
+        var iterator = snapshots.makeAsyncIterator()
+        #expect(try await iterator.next()?.documents.map(\.id) == ["a0"])
+        _ = try await items.upsert(["_id": "a1", "group": "a"])
+        await store.waitForLiveQueries()
+        #expect(snapshots.deliveryStatistics.submitted == 2, "['a0', 'a1'] staged in the lane")
+
+        // Another observer's handler, on a queue of its own, will stop `snapshots` from inside its first delivery —
+        // where stop() does not wait for the table's notices, since waiting there could deadlock.
+        let (entered, go) = (LockedValue(false), DispatchSemaphore(value: 0))
+        let atStopReturn = LockedValue<DeliveryStatistics?>(nil)
+        let handler = try items.find("group == 'b'").observeLocal(deliverOn: DispatchQueue(label: "handler")) { _, _ in
+            guard !entered.withLock({ $0 }) else { return }
+            entered.withLock { $0 = true }
+            go.wait()
+            snapshots.stop()
+            atStopReturn.withLock { $0 = snapshots.deliveryStatistics }
+        }
+        try await eventually { entered.withLock { $0 } }
+
+        // A third observer, stopped on a thread that becomes the table's drainer and is held inside the stopped
+        // notice's delivery: it unregisters the observer under the engine's lock, which a fourth thread holds. So the
+        // table's notices — among them, soon, `snapshots`' — wait behind it.
+        let other = try items.find("group == 'c'").observeLocal { _, _ in }
+        await store.waitForLiveQueries()
+        let (engineHeld, releaseEngine) = (LockedValue(false), DispatchSemaphore(value: 0))
+        Thread {
+            store.engine.state.withLock { _ in
+                engineHeld.withLock { $0 = true }
+                releaseEngine.wait()
+            }
+        }.start()
+        try await eventually { engineHeld.withLock { $0 } }
+        let drainerDone = LockedValue(false)
+        Thread {
+            other.stop()
+            drainerDone.withLock { $0 = true }
+        }.start()
+        try await eventually { other.isStopped }  // out of the table: its thread holds the drainer's role
+
+        go.signal()
+        try await eventually { atStopReturn.withLock { $0 } != nil }
+        #expect(atStopReturn.withLock { $0 }?.droppedByCancellation == 1, "released by stop() itself")
+        #expect(!drainerDone.withLock { $0 }, "the table's notices still wait")
+        #expect(try await iterator.next() == nil, "the staged result is not delivered")
+
+        releaseEngine.signal()
+        try await eventually { drainerDone.withLock { $0 } }
+        #expect(snapshots.deliveryStatistics.delivered == 1)
+        await handler.stop()
     }
 }
