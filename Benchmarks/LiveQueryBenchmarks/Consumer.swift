@@ -17,11 +17,34 @@ func consumeSlowly<Elements: AsyncSequence>(
     }
 }
 
+/// A control: a consumer that takes its first element and then holds it until the block's writes have ended, so that
+/// every commit of the block is only kept for it — what the writer pays for being observed at all (the change feed,
+/// the engine's `receive`, the rounds that merge what is kept), without a delivery cycle beside it. It then consumes
+/// as ``consumeSlowly(_:_:newest:)`` does.
+func consumeAfterTheWrites<Elements: AsyncSequence>(
+    _ elements: Elements, _ consumer: Consumer, newest: (Elements.Element) -> Int
+) async throws {
+    var iterator = elements.makeAsyncIterator()
+    guard let first = try await iterator.next() else { return }
+    consumer.received { newest(first) }
+    _ = consume first
+    await consumer.writesEnded()
+    consumer.free()
+    while let element = try await iterator.next() {
+        consumer.received { newest(element) }
+        _ = consume element
+        try await Task.sleep(for: .milliseconds(10))
+        consumer.free()
+    }
+}
+
 /// A slow consumer's side of the scenario: what it received, when the newest result reached it, and when the
 /// consumer was last free to take a result before that.
 final class Consumer: Sendable {
     private let state = LockedValue(
         (deliveries: 0, newest: -1, handedAt: 0, at: 0, lastFree: 0, freeBeforeNewest: 0))
+    /// Whether the block's writes have ended, and who waits for that.
+    private let writes = LockedValue((ended: false, waiter: CheckedContinuation<Void, Never>?.none))
 
     /// The consumer was handed a result: `read` finds its newest seq, reading every document as a consumer would.
     /// The time before the read tells the framework's hand-over from the read itself.
@@ -45,6 +68,17 @@ final class Consumer: Sendable {
 
     var deliveries: Int { state.withLock { $0.deliveries } }
 
+    /// Returns once the block's writes have ended (``measure(count:seqBase:write:)``).
+    func writesEnded() async {
+        await withCheckedContinuation { continuation in
+            let ended = writes.withLock { writes in
+                if !writes.ended { writes.waiter = continuation }
+                return writes.ended
+            }
+            if ended { continuation.resume() }
+        }
+    }
+
     struct Figures {
         var deliveries: Int
         /// From the end of the last commit to the delivery of its result, ms; -1 if it never came. Mostly the wait
@@ -67,6 +101,10 @@ final class Consumer: Sendable {
         let start = nowMicroseconds()
         for i in 0..<count { try await write(i, seqBase + i) }
         let end = nowMicroseconds()
+        writes.withLock { writes in
+            writes.ended = true
+            return writes.waiter.take()
+        }?.resume()
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
         let peak = sampler.stop()

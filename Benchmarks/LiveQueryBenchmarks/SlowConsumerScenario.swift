@@ -11,10 +11,15 @@ import TetherConcurrency
 /// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value).
 ///
 /// Each side's run writes `count` commits with an observer and as many without, in `blocks` pairs of blocks, the
-/// order within a pair alternating (see ``SlowConsumerSide/run(_:blocks:of:seqs:record:)``).
+/// order within a pair alternating (see ``SlowConsumerSide/run(_:blocks:of:seqs:record:)``). A control side, run only
+/// when `TETHER_BENCH_SIDES` names it, observes with a `snapshots()` consumer that holds its first element until the
+/// block's writes end (``consumeAfterTheWrites(_:_:newest:)``): the writer's cost of being observed, without the
+/// delivery cycle.
 func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
-    let sides = ["Tether", "Tether snapshots()", "GRDB"]
+    // The control runs only when TETHER_BENCH_SIDES names it.
+    let control = "Tether held (control)"
+    let sides = ["Tether", "Tether snapshots()", "GRDB"] + (Fixture.sides?.contains(control) == true ? [control] : [])
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "ahead left to the signal",
         "results computed after the last commit",
@@ -22,7 +27,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     ]
     let names =
         sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
-        + sides.dropLast().flatMap { side in tetherOnly.map { "\(side) \($0)" } }
+        + sides.filter { $0 != "GRDB" }.flatMap { side in tetherOnly.map { "\(side) \($0)" } }
     let metrics = Dictionary(
         uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
     Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
@@ -84,6 +89,11 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
             Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
             return snapshots
         }
+        let held = tether(control) { consumer in
+            let snapshots = try fixture.tetherQuery(store).snapshots()
+            Task { try await consumeAfterTheWrites(snapshots, consumer) { newestSeq($0.documents) } }
+            return snapshots
+        }
         let grdb = SlowConsumerSide(name: "GRDB") { i, seq in
             try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
         } observe: { consumer in
@@ -96,7 +106,9 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
             }
         }
 
-        let chosen = [signalling, snapshots, grdb].filter { Fixture.sides?.contains($0.name) ?? true }
+        let chosen = [signalling, snapshots, grdb, held].filter {
+            sides.contains($0.name) && (Fixture.sides?.contains($0.name) ?? true)
+        }
         for run in 0..<(Fixture.runs ?? runs) {
             try await rotating(
                 run,
