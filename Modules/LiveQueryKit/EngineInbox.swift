@@ -31,13 +31,14 @@ struct EngineInbox: Sendable {
 
     /// Adds one commit's changes; returns the waiting consumer with its work, to resume outside the lock.
     mutating func add(_ set: ChangeSet) -> (Consumer, Work)? {
-        changes.append(set, heldBack: false)
+        changes.append(set)
         return handOver()
     }
 
-    /// Adds one commit's changes without waking the consumer (every query is held back: nothing to compute).
+    /// Keeps one commit's changes without waking the consumer (every query is held back: nothing to compute), merged
+    /// into those kept before it (``PendingChanges/keep(_:)``).
     mutating func keep(_ set: ChangeSet) {
-        changes.append(set, heldBack: true)
+        changes.keep(set)
     }
 
     /// Adds a new observer, to be started by the consumer; returns the waiting consumer with its work.

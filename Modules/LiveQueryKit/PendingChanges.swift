@@ -1,13 +1,20 @@
 import DocumentStoreKit
 
-/// The change sets committed since the engine's consumer last looked, as the writer handed them over: appended, to
-/// be merged by the consumer on its own thread, so that a commit's hand-over costs the writer an append rather than a
-/// merge (hashing every changed key and document into the kept set).
+/// The change sets committed since the engine's consumer last looked, as the writer handed them over.
+///
+/// - A set that comes while a query can take a result (``append(_:)``) is appended: the consumer, woken for it,
+///   merges the sets on its own thread, so that the hand-over costs the writer an append rather than a merge
+///   (hashing every changed key and document into the kept set).
+/// - A set kept while every query is held back (``keep(_:)``) is merged at once into the last one pending, on the
+///   writer's thread. Nothing is woken for it, so nothing else would merge it before the next round; and the document
+///   it supersedes is let go where it was made. Appended instead, the kept sets' documents were let go by the
+///   consumer's thread when it folded them, every ``limit`` commits, which cost the writer more than the merge does
+///   (Docs/Performance.md, "What the writer pays for being observed").
 ///
 /// Memory stays flat however long the consumer does not look: once ``limit`` sets, or sets with
 /// `ChangeSet.documentLimit` changed documents between them, are kept unmerged, they are folded into one — a merged set
 /// keeps each document once, as the last commit left it, and no more than that limit (``isFull`` says when, so that
-/// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:heldBack:)`` does).
+/// the engine can wake a parked consumer to fold them; otherwise the next ``append(_:)`` does).
 struct PendingChanges: Sendable {
     /// The earliest sets, merged into one: the first set handed over (so that a round taking a single commit's set,
     /// the usual case, costs no array), and every set folded in since.
@@ -29,13 +36,13 @@ struct PendingChanges: Sendable {
     /// The first commit pending, if any.
     var firstCommit: UInt64? { folded?.commits.lowerBound }
 
-    /// Whether the sets kept unmerged are at their bound: the next ``append(_:heldBack:)`` folds them.
+    /// Whether the sets kept unmerged are at their bound: the next ``append(_:)`` folds them.
     var isFull: Bool { sets.count >= Self.limit || changeCount >= ChangeSet.documentLimit }
 
-    /// Appends a commit's set, `heldBack` when every query was held back as it came, folding the kept ones first
-    /// when they are at their bound.
-    mutating func append(_ set: ChangeSet, heldBack: Bool) {
-        wereAllHeldBack = wereAllHeldBack && heldBack
+    /// Appends a commit's set that came while a query could take a result, folding the kept ones first when they
+    /// are at their bound.
+    mutating func append(_ set: ChangeSet) {
+        wereAllHeldBack = false
         guard folded != nil else {
             folded = set
             return
@@ -43,6 +50,20 @@ struct PendingChanges: Sendable {
         if isFull { fold() }
         sets.append(set)
         changeCount += set.changes.count
+    }
+
+    /// Keeps a commit's set that came while every query was held back: merged into the last set pending, in commit
+    /// order (a merged set bounds its own documents). The first set pending is kept as it is.
+    mutating func keep(_ set: ChangeSet) {
+        if sets.isEmpty {
+            guard folded != nil else {
+                folded = set
+                return
+            }
+            folded!.merge(set)
+        } else {
+            sets[sets.count - 1].merge(set)
+        }
     }
 
     /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.
