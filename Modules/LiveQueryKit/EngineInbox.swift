@@ -1,8 +1,8 @@
 import DocumentStoreKit
 
 /// What the engine's consumer has yet to do: the changes committed since it last looked (``PendingChanges``: the
-/// writer appends, the consumer merges, and past a bound the sets fold into one — so a fast writer costs a bounded
-/// list, never a queue), the observers registered since, the queries whose held-back changes an observer is now ready
+/// writer appends, or merges while every query is held back, the consumer merges the rest, and past a bound the sets
+/// fold into one — so a fast writer costs a bounded list, never a queue), the observers registered since, the queries whose held-back changes an observer is now ready
 /// for, and the failed queries whose retry is due. The consumer takes everything at once, or waits here while there
 /// is nothing.
 struct EngineInbox: Sendable {
