@@ -19,8 +19,8 @@ func consumeSlowly<Elements: AsyncSequence>(
 
 /// A control: a consumer that takes its first element and then holds it until the block's writes have ended, so that
 /// every commit of the block is only kept for it — what the writer pays for being observed at all (the change feed,
-/// the engine's `receive`, the rounds that merge what is kept), without a delivery cycle beside it. It then consumes
-/// as ``consumeSlowly(_:_:newest:)`` does.
+/// the engine's `receive`, keeping what it is handed), without a delivery cycle beside it. It then consumes as
+/// ``consumeSlowly(_:_:newest:)`` does.
 func consumeAfterTheWrites<Elements: AsyncSequence>(
     _ elements: Elements, _ consumer: Consumer, newest: (Elements.Element) -> Int
 ) async throws {

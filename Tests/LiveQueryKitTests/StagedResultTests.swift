@@ -31,6 +31,25 @@ struct StagedResultTests {
         return (store, items, slow, liveQuery)
     }
 
+    /// A `snapshots()` consumer of `group == 'a'` holding `["a0"]`, with `["a0", "a1"]` staged in its lane.
+    static func stagedSnapshots(
+        _ kind: String
+    ) async throws -> (
+        store: Store, items: StoreCollection, snapshots: LiveQuerySnapshots, iterator: LiveQuerySnapshots.Iterator
+    ) {
+        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        _ = try await items.upsert(["_id": "a0", "group": "a"])
+        let snapshots = try items.find("group == 'a'").sort("_id").snapshots()
+        var iterator = snapshots.makeAsyncIterator()
+        #expect(try await iterator.next()?.documents.map(\.id) == ["a0"])
+        // The consumer holds ['a0'] until it asks again: the catch-up's result is staged in its lane.
+        _ = try await items.upsert(["_id": "a1", "group": "a"])
+        await store.waitForLiveQueries()
+        #expect(snapshots.deliveryStatistics.submitted == 2 && snapshots.deliveryStatistics.delivered == 1)
+        return (store, items, snapshots, iterator)
+    }
+
     @Test(
         "A commit that alters the result after it was staged: the signal withdraws it, and the observer gets the latest",
         arguments: TestStores.kinds)
@@ -99,16 +118,9 @@ struct StagedResultTests {
         "snapshots(): the staged result is the next element, taken with no round of the engine; stopped meanwhile, none",
         arguments: TestStores.kinds)
     func snapshotsTakeTheStagedResult(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
-        let items = store.collection("items")
-        _ = try await items.upsert(["_id": "a0", "group": "a"])
-        let snapshots = try items.find("group == 'a'").sort("_id").snapshots()
-        var iterator = snapshots.makeAsyncIterator()
-        #expect(try await iterator.next()?.documents.map(\.id) == ["a0"])
-        // The consumer holds ['a0'] until it asks again: the catch-up's result is staged in its lane.
-        _ = try await items.upsert(["_id": "a1", "group": "a"])
-        await store.waitForLiveQueries()
-        #expect(snapshots.deliveryStatistics.submitted == 2 && snapshots.deliveryStatistics.delivered == 1)
+        let staged = try await Self.stagedSnapshots(kind)
+        let (store, items, snapshots) = (staged.store, staged.items, staged.snapshots)
+        var iterator = staged.iterator
         let rounds = store.statistics.rounds
         let next = try await iterator.next()
         #expect(next?.documents.map(\.id) == ["a0", "a1"] && next?.event != .initial)
@@ -129,15 +141,9 @@ struct StagedResultTests {
         "snapshots(): stopped inside a delivery while another thread delivers the table's notices — released before stop() returns, never delivered",
         arguments: TestStores.kinds)
     func snapshotsStoppedInsideADelivery(kind: String) async throws {
-        let store = try TestStores.make(kind, quietPeriod: nil, anticipatesSignals: false)
-        let items = store.collection("items")
-        _ = try await items.upsert(["_id": "a0", "group": "a"])
-        let snapshots = try items.find("group == 'a'").sort("_id").snapshots()
-        var iterator = snapshots.makeAsyncIterator()
-        #expect(try await iterator.next()?.documents.map(\.id) == ["a0"])
-        _ = try await items.upsert(["_id": "a1", "group": "a"])
-        await store.waitForLiveQueries()
-        #expect(snapshots.deliveryStatistics.submitted == 2, "['a0', 'a1'] staged in the lane")
+        let staged = try await Self.stagedSnapshots(kind)
+        let (store, items, snapshots) = (staged.store, staged.items, staged.snapshots)
+        var iterator = staged.iterator
 
         // Another observer's handler, on a queue of its own, will stop `snapshots` from inside its first delivery —
         // where stop() does not wait for the table's notices, since waiting there could deadlock.
