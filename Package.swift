@@ -513,6 +513,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             "PersistenceBenchmarks",
             [
                 "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
+                "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

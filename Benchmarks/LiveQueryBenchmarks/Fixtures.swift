@@ -31,13 +31,7 @@ struct Fixture: Sendable {
     func otherIndex(_ i: Int) -> Int { index(inGroup: Self.observedGroup + 1, i) }
 
     static func directory() -> String {
-        let path = NSTemporaryDirectory() + "tether-livequery-benchmarks-\(getpid())"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-
-    static func removeFiles() {
-        try? FileManager.default.removeItem(atPath: directory())
+        scratchDirectory("tether-livequery-benchmarks")
     }
 
     /// Both sides of a scenario, filled with the same documents.

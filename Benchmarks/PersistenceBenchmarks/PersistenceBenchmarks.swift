@@ -3,18 +3,18 @@
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks
 
 import Benchmark
+import BenchmarkSupport
+import DocumentStoreKit
 import EntityCacheKit
 import Foundation
 import GRDB
 import SQLiteAdapter
 import TetherJSON
 
-let directory = NSTemporaryDirectory() + "tether-persistence-benchmarks-\(getpid())"
+let directory = scratchDirectory("tether-persistence-benchmarks")
 
 func freshPath(_ name: String) -> String {
-    try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let path = "\(directory)/\(name)-\(UUID().uuidString).sqlite"
-    return path
+    "\(directory)/\(name)-\(UUID().uuidString).sqlite"
 }
 
 func document(_ index: Int) -> JSONValue {
