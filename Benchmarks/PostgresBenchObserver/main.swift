@@ -89,9 +89,15 @@ do {
             "report \(sql.statements) \(sql.reads) \(sql.catchUps) \(engine.evaluations) \(engine.incrementalUpdates) "
                 + "\(deliveries.withLock { $0 })")
     }
-    for liveQuery in liveQueries { await liveQuery.stop() }
+    await stopAll(liveQueries)
     running.cancel()
     _ = await running.result
 } catch {
     fail("\(error)")
+}
+
+/// Stops each live query, suspending rather than blocking while a handler finishes. (In top-level code the compiler
+/// picks `stop()`'s blocking overload; in an async function, the suspending one.)
+func stopAll(_ liveQueries: [LiveQuery]) async {
+    for liveQuery in liveQueries { await liveQuery.stop() }
 }
