@@ -19,9 +19,10 @@ struct PendingChanges: Sendable {
     /// The earliest sets, merged into one: the first set handed over (so that a round taking a single commit's set,
     /// the usual case, costs no array), and every set folded in since.
     private var folded: ChangeSet?
-    /// The sets handed over since, in commit order.
+    /// The sets handed over since, in commit order; sets kept after the last one are merged into it (``keep(_:)``).
     private var sets: [ChangeSet] = []
-    /// The changed documents `sets` report between them (a document changed by two commits counts twice).
+    /// The changed documents the appended `sets` reported between them (a document changed by two commits counts
+    /// twice). Sets merged in by ``keep(_:)`` are not counted: a merged set bounds its own documents.
     private var changeCount = 0
     /// Whether every set pending was kept while every query was held back, and counted as held back then
     /// (``LiveQueryStatistics/deferrals``): a round that holds them back again does not count them twice.
