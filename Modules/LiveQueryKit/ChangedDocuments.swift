@@ -16,29 +16,56 @@ struct ChangedDocuments: Sendable {
     var commit: UInt64
     /// The round's changes, and the inbox's later ones when the read saw later commits and the inbox held them all.
     var changes: ChangeSet
-    /// Each collection's changed documents as the read found them, by `_id` (a removed document is absent).
-    var found: [String: [String: StoredDocument]] = [:]
-    /// Each collection's changed `_id`s and how they changed, over ``changes``.
-    var changed: [String: [String: ChangeSet.Kind]] = [:]
+    /// Each collection read: what its changes touched. Laid out once per round, to be checked against every query
+    /// of the collection and merged into each result they alter.
+    private(set) var collections: [String: Changed] = [:]
     /// Collections with more changes than ``LiveQueryEngine/relevanceCheckLimit``: not read.
     var tooMany: Set<String> = []
-    /// For each collection read, what tells whether a result can change: the changed `_id`s and the bodies found.
-    /// Laid out once per round, to be checked against every query of the collection.
-    private(set) var relevance: [String: Relevance] = [:]
 
-    struct Relevance: Sendable {
-        var ids: [String]
-        var bodies: [JSONValue]
+    /// One collection's changed documents.
+    struct Changed: Sendable {
+        /// The changed `_id`s, a removed document's too.
+        var ids: Set<String> = []
+        /// The changed documents as the read found them, by `_id` (a removed document is absent).
+        var found: [String: StoredDocument] = [:]
+        /// The found documents' bodies, for checking a query's predicate against each.
+        var bodies: [JSONValue] = []
+
+        init(capacity: Int) {
+            ids.reserveCapacity(capacity)
+            found.reserveCapacity(capacity)
+            bodies.reserveCapacity(capacity)
+        }
+
+        /// Records a changed `_id`, and the document as it now is (nil: removed, or not found).
+        mutating func record(_ id: String, _ document: StoredDocument?) {
+            ids.insert(id)
+            guard let document else { return }
+            found[id] = document
+            bodies.append(document.body)
+        }
     }
 
     /// Whether ``changes`` covers every commit up to ``commit``: whether results can be brought up to it.
     var coversCommit: Bool { commit <= changes.commits.upperBound }
 
-    /// Records what `collection`'s changes were, and the documents found for them.
-    mutating func record(_ changed: [String: ChangeSet.Kind], found: [String: StoredDocument], in collection: String) {
-        self.changed[collection] = changed
-        self.found[collection] = found
-        relevance[collection] = Relevance(ids: Array(changed.keys), bodies: found.values.map(\.body))
+    /// Records the `_id`s ``changes`` touched in `collection`, each document as `document` finds it — or, past
+    /// ``LiveQueryEngine/relevanceCheckLimit``, notes the collection as ``tooMany``. One pass over the changes, with
+    /// room made up front: a round of a hundred changed documents hashes each `_id` once per table it goes into, and
+    /// grows none.
+    mutating func record(
+        _ collection: String, document: (ChangeSet.Key) throws -> StoredDocument?
+    ) rethrows {
+        let count = changes.changes.keys.lazy.filter { $0.collection == collection }.count
+        guard count <= LiveQueryEngine.relevanceCheckLimit else {
+            tooMany.insert(collection)
+            return
+        }
+        var changed = Changed(capacity: count)
+        for key in changes.changes.keys where key.collection == collection {
+            changed.record(key.id, try document(key))
+        }
+        collections[collection] = changed
     }
 }
 
@@ -48,19 +75,7 @@ extension ChangedDocuments {
     init?(carriedBy changes: ChangeSet, in collections: Set<String>) {
         guard let documents = changes.documents, !changes.hasUnknownChanges else { return nil }
         self.init(commit: changes.commits.upperBound, changes: changes)
-        for collection in collections {
-            let changed = changes.changes(in: collection)
-            guard changed.count <= LiveQueryEngine.relevanceCheckLimit else {
-                self.changed[collection] = changed
-                tooMany.insert(collection)
-                continue
-            }
-            var found: [String: StoredDocument] = [:]
-            for id in changed.keys {
-                if let document = documents[ChangeSet.Key(collection: collection, id: id)] { found[id] = document }
-            }
-            record(changed, found: found, in: collection)
-        }
+        for collection in collections { record(collection) { documents[$0] } }
     }
 }
 
@@ -80,17 +95,7 @@ extension LiveQueryEngine {
             for collection in collections {
                 // Every changed document is read, a removed one too: one removed in a commit after the read's may
                 // still be there at the read's commit.
-                let changed = read.changes.changes(in: collection)
-                guard changed.count <= Self.relevanceCheckLimit else {
-                    read.changed[collection] = changed
-                    read.tooMany.insert(collection)
-                    continue
-                }
-                var found: [String: StoredDocument] = [:]
-                for id in changed.keys {
-                    if let document = try reader.document(id: id, in: collection) { found[id] = document }
-                }
-                read.record(changed, found: found, in: collection)
+                try read.record(collection) { try reader.document(id: $0.id, in: collection) }
             }
             return read
         }

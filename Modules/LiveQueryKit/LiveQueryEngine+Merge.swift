@@ -8,17 +8,10 @@ extension LiveQueryEngine {
     /// Unchanged documents outside a result are either not matching or — only when the result filled its limit —
     /// sorted after its last document. So the merged list is exact up to that old last document: if at least
     /// `limit` documents sort no later than it, they are the new window; otherwise the query must refill it.
-    static func merge(
-        _ changed: Dictionary<String, ChangeSet.Kind>.Keys, _ current: [String: StoredDocument],
-        into result: [Document],
-        query: DocumentQuery
-    ) -> [Document]? {
-        let changedIDs = Set(changed)
-        var merged = OrderedDocuments(result.filter { !changedIDs.contains($0.id) }, query: query)
-        for id in changed {
-            guard let stored = current[id], query.predicate.matches(stored.body) else { continue }
-            merged.insert(stored)
-        }
+    static func merge(_ changed: ChangedDocuments.Changed, into result: [Document], query: DocumentQuery) -> [Document]?
+    {
+        var merged = OrderedDocuments(result.filter { !changed.ids.contains($0.id) }, query: query)
+        for document in changed.found.values where query.predicate.matches(document.body) { merged.insert(document) }
         guard let limit = query.limit else { return merged.documents }
         guard limit > 0 else { return [] }
         guard result.count >= limit, let last = result.last else { return Array(merged.documents.prefix(limit)) }

@@ -221,7 +221,7 @@ extension LiveQueryEngine {
     static func canAlter(
         _ query: DocumentQuery, ids: Set<String>, _ read: ChangedDocuments, mayBeIn: (String) -> Bool = { _ in false }
     ) -> Bool {
-        guard query.offset == 0, let changed = read.relevance[query.collection] else { return true }
+        guard query.offset == 0, let changed = read.collections[query.collection] else { return true }
         return changed.ids.contains { ids.contains($0) || mayBeIn($0) }
             || changed.bodies.contains { query.predicate.matches($0) }
     }
@@ -250,9 +250,8 @@ extension LiveQueryEngine {
         }
         guard read.coversCommit else { return .rerun(.laterCommit) }
         guard read.changes.commits.lowerBound <= evaluation.commit + 1 else { return .rerun(.unknownChanges) }
-        let changed = read.changed[query.collection] ?? [:]
-        let found = read.found[query.collection] ?? [:]
-        guard let documents = Self.merge(changed.keys, found, into: evaluation.documents, query: query) else {
+        let changed = read.collections[query.collection] ?? ChangedDocuments.Changed(capacity: 0)
+        guard let documents = Self.merge(changed, into: evaluation.documents, query: query) else {
             return .rerun(.windowRefill)
         }
         return .incremental(documents, commit: read.commit)

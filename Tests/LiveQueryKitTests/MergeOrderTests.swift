@@ -75,4 +75,48 @@ struct MergeOrderTests {
         }
         await liveQuery.stop()
     }
+
+    @Test(
+        "Most of a result replaced in one commit — renamed in and out, removed, added — lands where a fresh query puts it",
+        arguments: TestStores.kinds)
+    func mostReplaced(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        var names: [String: String] = [:]
+        for index in 0..<30 { names["d\(index)"] = "n\(index < 10 ? "0" : "")\(index)" }
+        let initial = names
+        try await store.write { transaction in
+            for (id, name) in initial {
+                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+            }
+        }
+        let query = items.findAll().sort("name").limit(10)
+        let delivered = LockedValue<[String]>([])
+        let liveQuery = try query.observeLocal(deliverOn: .inline) { documents, _ in
+            delivered.withLock { $0 = documents.map(\.id) }
+        }
+        await store.waitForLiveQueries()
+
+        // Fourteen documents of thirty change in one commit: ten from past the window come into it (with names whose
+        // byte order is not Swift's), one leaves it, two are removed, one is added past it — most of the result.
+        var comingIn: [String: String] = ["d2": "z", "d30": "m"]
+        for (offset, name) in Self.names.prefix(10).enumerated() { comingIn["d\(20 + offset)"] = name }
+        let renames = comingIn
+        let before = store.statistics
+        try await store.write { transaction in
+            for (id, name) in renames {
+                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+            }
+            for id in ["d0", "d1"] { try transaction.collection("items").remove(id: id) }
+        }
+        await store.waitForLiveQueries()
+        names.merge(renames) { _, new in new }
+        for id in ["d0", "d1"] { names[id] = nil }
+        let fresh = try await query.exec().map(\.id)
+        #expect(fresh == Array(Self.byBytes(names.map { (id: $0.key, name: $0.value) }).prefix(10)))
+        #expect(delivered.withLock { $0 } == fresh)
+        #expect(store.statistics.incrementalUpdates > before.incrementalUpdates, "brought up to date in place")
+        #expect(store.statistics.reruns.total == before.reruns.total, "not run again")
+        await liveQuery.stop()
+    }
 }
