@@ -67,7 +67,15 @@ public struct ChangeSet: Sendable, Hashable {
 
     /// The collections with a change.
     public var collections: Set<String> {
-        Set(changes.keys.map(\.collection))
+        // A set's changes are nearly always in one collection: each key is compared with the last one's, and only a
+        // different collection is hashed.
+        var collections: Set<String> = []
+        var last: String?
+        for key in changes.keys where key.collection != last {
+            collections.insert(key.collection)
+            last = key.collection
+        }
+        return collections
     }
 
     /// The changes in `collection`, by `_id`.
@@ -88,7 +96,10 @@ public struct ChangeSet: Sendable, Hashable {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
         hasUnknownChanges = hasUnknownChanges || later.hasUnknownChanges
         for (key, kind) in later.changes {
-            changes[key] = Kind.merging(changes[key], then: kind) ?? .removed
+            // One lookup for a key seen before with the same outcome (a document updated again, the usual case).
+            guard let earlier = changes.updateValue(kind, forKey: key) else { continue }
+            let merged = Kind.merging(earlier, then: kind) ?? .removed
+            if merged != kind { changes[key] = merged }
         }
         // The documents are known after the merge only if both sets knew theirs: the later set's replace the
         // earlier's, and a document the later set removed has none.
@@ -98,6 +109,13 @@ public struct ChangeSet: Sendable, Hashable {
             for (key, document) in laterDocuments { documents[key] = document }
             self.documents = documents.count <= Self.documentLimit ? documents : nil
         }
+    }
+
+    /// Makes room for `count` changed documents, so that merging that many later sets into this one grows its
+    /// tables once rather than doubling them, rehashing every key each time, from a single commit's size.
+    public mutating func reserveCapacity(_ count: Int) {
+        changes.reserveCapacity(count)
+        documents?.reserveCapacity(min(count, Self.documentLimit))
     }
 
     /// Equal when they report the same changes to the same commits, carried ``documents`` or not.

@@ -368,9 +368,10 @@ final class LiveQueryEngine: Sendable {
 
     /// One round: ends observers whose owners died, applies the changes, brings up to date the queries an observer
     /// is ready for, runs again failed queries whose retry is due, starts the new observers.
-    func round(_ work: EngineInbox.Work) async {
-        // The commits' sets, merged here rather than by the writer that handed them over.
-        let changes = work.changes.merged()
+    func round(_ work: consuming EngineInbox.Work) async {
+        // The commits' sets, merged here rather than by the writer that handed them over — into the first one's own
+        // tables: the inbox gave the work up, so nothing else shares them.
+        let changes = work.changes.takeMerged()
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
         // died is still released within a few commits (its handler is never called: that is checked at the call).

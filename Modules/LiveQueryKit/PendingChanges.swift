@@ -61,22 +61,39 @@ struct PendingChanges: Sendable {
                 folded = set
                 return
             }
-            folded!.merge(set)
+            Self.merge(set, into: &folded!)
         } else {
-            sets[sets.count - 1].merge(set)
+            Self.merge(set, into: &sets[sets.count - 1])
         }
+    }
+
+    /// Room a set that commits are kept in starts with: a burst's sets grow into it without rehashing every key at
+    /// each doubling from a single commit's size (a few kilobytes).
+    static let keptCapacity = 64
+
+    private static func merge(_ set: ChangeSet, into kept: inout ChangeSet) {
+        if kept.changes.capacity < keptCapacity { kept.reserveCapacity(keptCapacity) }
+        kept.merge(set)
     }
 
     /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.
     func merged() -> ChangeSet? {
-        guard var merged = folded else { return nil }
+        var pending = self
+        return pending.takeMerged()
+    }
+
+    /// Takes everything pending, merged in commit order, leaving nothing pending. Taken out first, the first set's
+    /// tables are merged into in place when nothing else shares them (a round's own copy of the inbox's sets).
+    mutating func takeMerged() -> ChangeSet? {
+        guard var merged = folded.take() else { return nil }
+        if !sets.isEmpty { merged.reserveCapacity(merged.changes.count + changeCount) }
         for set in sets { merged.merge(set) }
+        sets.removeAll(keepingCapacity: true)
+        changeCount = 0
         return merged
     }
 
     private mutating func fold() {
-        folded = merged()
-        sets.removeAll(keepingCapacity: true)
-        changeCount = 0
+        folded = takeMerged()
     }
 }
