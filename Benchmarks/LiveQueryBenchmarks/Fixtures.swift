@@ -59,7 +59,8 @@ struct Fixture: Sendable {
     static let quietMilliseconds = ProcessInfo.processInfo.environment["TETHER_BENCH_QUIET_MS"].flatMap { Int($0) }
 
     /// `TETHER_BENCH_SIDES`: the sides of scenario 2 to run, by name, separated by commas (`Tether snapshots(),GRDB`);
-    /// unset, all three. For a focused look at one side against another; the full scenario is the one reported.
+    /// unset, all three. For a focused look at one side against another; the full scenario is the one reported. The
+    /// control sides (`Tether held (control)`, `Consumer alone (control)`) run only when named.
     static let sides = ProcessInfo.processInfo.environment["TETHER_BENCH_SIDES"].map {
         Set($0.split(separator: ",").map(String.init))
     }

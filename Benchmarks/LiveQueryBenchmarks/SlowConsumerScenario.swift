@@ -11,15 +11,20 @@ import TetherConcurrency
 /// `values(in:bufferingPolicy: .bufferingNewest(1))` (an async sequence keeping only the newest value).
 ///
 /// Each side's run writes `count` commits with an observer and as many without, in `blocks` pairs of blocks, the
-/// order within a pair alternating (see ``SlowConsumerSide/run(_:blocks:of:seqs:record:)``). A control side, run only
-/// when `TETHER_BENCH_SIDES` names it, observes with a `snapshots()` consumer that holds its first element until the
-/// block's writes end (``consumeAfterTheWrites(_:_:newest:)``): the writer's cost of being observed, without the
-/// delivery cycle.
+/// order within a pair alternating (see ``SlowConsumerSide/run(_:blocks:of:seqs:record:)``). Two control sides run only
+/// when `TETHER_BENCH_SIDES` names them:
+/// - `Tether held (control)` observes with a `snapshots()` consumer that holds its first element until the block's
+///   writes end (``consumeAfterTheWrites(_:_:newest:)``): the writer's cost of being observed, without the delivery
+///   cycle.
+/// - `Consumer alone (control)` observes nothing: the same consumer wakes every 10 ms and reads the newest seq the
+///   writer noted. What the consumer's own wake-ups cost this writer on this machine, with no framework at all.
 func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let name = "2. \(count / 1_000)k commits, 10 ms consumer, \(documents / 1_000)k documents"
-    // The control runs only when TETHER_BENCH_SIDES names it.
+    // The controls run only when TETHER_BENCH_SIDES names them.
     let control = "Tether held (control)"
-    let sides = ["Tether", "Tether snapshots()", "GRDB"] + (Fixture.sides?.contains(control) == true ? [control] : [])
+    let alone = "Consumer alone (control)"
+    let sides =
+        ["Tether", "Tether snapshots()", "GRDB"] + [control, alone].filter { Fixture.sides?.contains($0) == true }
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "ahead left to the signal",
         "results computed after the last commit",
@@ -27,7 +32,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     ]
     let names =
         sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
-        + sides.filter { $0 != "GRDB" }.flatMap { side in tetherOnly.map { "\(side) \($0)" } }
+        + sides.filter { $0 != "GRDB" && $0 != alone }.flatMap { side in tetherOnly.map { "\(side) \($0)" } }
     let metrics = Dictionary(
         uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
     Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
@@ -106,7 +111,25 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
             }
         }
 
-        let chosen = [signalling, snapshots, grdb, held].filter {
+        // The newest seq written, noted by the writer of both kinds of block alike.
+        let latest = LockedValue(-1)
+        let consumerAlone = SlowConsumerSide(name: alone) { i, seq in
+            try await fixture.tetherWrite(store, index: fixture.observedIndex(i), seq: seq)
+            latest.withLock { $0 = seq }
+        } observe: { consumer in
+            let task = Task {
+                while !Task.isCancelled {
+                    consumer.received { latest.withLock { $0 } }
+                    try await Task.sleep(for: .milliseconds(10))
+                    consumer.free()
+                }
+            }
+            return {
+                task.cancel()
+                _ = await task.result
+            }
+        }
+        let chosen = [signalling, snapshots, grdb, held, consumerAlone].filter {
             sides.contains($0.name) && (Fixture.sides?.contains($0.name) ?? true)
         }
         for run in 0..<(Fixture.runs ?? runs) {
