@@ -29,22 +29,10 @@ struct MergeOrderTests {
         "Many documents renamed in one commit land where a fresh query puts them, incrementally",
         arguments: TestStores.kinds)
     func manyRenamed(kind: String) async throws {
-        let store = try TestStores.make(kind)
-        let items = store.collection("items")
         var names: [String: String] = [:]
         for (index, name) in Self.names.enumerated() { names["d\(index)"] = name }
-        let initial = names
-        try await store.write { transaction in
-            for (id, name) in initial {
-                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
-            }
-        }
-        let query = items.findAll().sort("name").limit(12)
-        let delivered = LockedValue<[String]>([])
-        let liveQuery = try query.observeLocal(deliverOn: .inline) { documents, _ in
-            delivered.withLock { $0 = documents.map(\.id) }
-        }
-        await store.waitForLiveQueries()
+        let observed = try await Observed(kind, names: names, limit: 12)
+        let (store, query, delivered) = (observed.store, observed.query, observed.delivered)
         let expected = { Array(Self.byBytes(names.map { (id: $0.key, name: $0.value) }).prefix(12)) }
         #expect(delivered.withLock { $0 } == expected())
 
@@ -61,41 +49,24 @@ struct MergeOrderTests {
         ]
         for renames in rounds {
             let before = store.statistics
-            try await store.write { transaction in
-                for (id, name) in renames {
-                    try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
-                }
-            }
-            await store.waitForLiveQueries()
+            try await observed.commit(renames)
             names.merge(renames) { _, new in new }
             let fresh = try await query.exec().map(\.id)
             #expect(fresh == expected(), "the store's own query orders by bytes")
             #expect(delivered.withLock { $0 } == fresh, "renamed \(renames)")
             #expect(store.statistics.incrementalUpdates > before.incrementalUpdates, "brought up to date in place")
         }
-        await liveQuery.stop()
+        await observed.liveQuery.stop()
     }
 
     @Test(
         "Most of a result replaced in one commit — renamed in and out, removed, added — lands where a fresh query puts it",
         arguments: TestStores.kinds)
     func mostReplaced(kind: String) async throws {
-        let store = try TestStores.make(kind)
-        let items = store.collection("items")
         var names: [String: String] = [:]
         for index in 0..<30 { names["d\(index)"] = "n\(index < 10 ? "0" : "")\(index)" }
-        let initial = names
-        try await store.write { transaction in
-            for (id, name) in initial {
-                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
-            }
-        }
-        let query = items.findAll().sort("name").limit(10)
-        let delivered = LockedValue<[String]>([])
-        let liveQuery = try query.observeLocal(deliverOn: .inline) { documents, _ in
-            delivered.withLock { $0 = documents.map(\.id) }
-        }
-        await store.waitForLiveQueries()
+        let observed = try await Observed(kind, names: names, limit: 10)
+        let (store, query, delivered) = (observed.store, observed.query, observed.delivered)
 
         // Fourteen documents of thirty change in one commit: ten from past the window come into it (with names whose
         // byte order is not Swift's), one leaves it, two are removed, one is added past it — most of the result.
@@ -103,13 +74,7 @@ struct MergeOrderTests {
         for (offset, name) in Self.names.prefix(10).enumerated() { comingIn["d\(20 + offset)"] = name }
         let renames = comingIn
         let before = store.statistics
-        try await store.write { transaction in
-            for (id, name) in renames {
-                try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
-            }
-            for id in ["d0", "d1"] { try transaction.collection("items").remove(id: id) }
-        }
-        await store.waitForLiveQueries()
+        try await observed.commit(renames, removing: ["d0", "d1"])
         names.merge(renames) { _, new in new }
         for id in ["d0", "d1"] { names[id] = nil }
         let fresh = try await query.exec().map(\.id)
@@ -117,6 +82,42 @@ struct MergeOrderTests {
         #expect(delivered.withLock { $0 } == fresh)
         #expect(store.statistics.incrementalUpdates > before.incrementalUpdates, "brought up to date in place")
         #expect(store.statistics.reruns.total == before.reruns.total, "not run again")
-        await liveQuery.stop()
+        await observed.liveQuery.stop()
+    }
+
+    /// A store of one kind whose "items" have the given names (by `_id`), observed sorted by name up to a limit, the
+    /// observer caught up: the `_id`s it was delivered last are in ``delivered``.
+    struct Observed {
+        let store: Store
+        let query: PendingQuery
+        let liveQuery: LiveQuery
+        let delivered = LockedValue<[String]>([])
+
+        init(_ kind: String, names: [String: String], limit: Int) async throws {
+            store = try TestStores.make(kind)
+            query = store.collection("items").findAll().sort("name").limit(limit)
+            let delivered = delivered
+            try await store.write { transaction in
+                for (id, name) in names {
+                    try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+                }
+            }
+            liveQuery = try query.observeLocal(deliverOn: .inline) { documents, _ in
+                delivered.withLock { $0 = documents.map(\.id) }
+            }
+            await store.waitForLiveQueries()
+        }
+
+        /// Renames (or adds) the documents in `names` and removes those in `removed`, in one commit, and waits until
+        /// the observer has been offered the result.
+        func commit(_ names: [String: String], removing removed: [String] = []) async throws {
+            try await store.write { transaction in
+                for (id, name) in names {
+                    try transaction.collection("items").upsert(["_id": .string(id), "name": .string(name)])
+                }
+                for id in removed { try transaction.collection("items").remove(id: id) }
+            }
+            await store.waitForLiveQueries()
+        }
     }
 }
