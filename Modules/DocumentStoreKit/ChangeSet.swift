@@ -96,7 +96,8 @@ public struct ChangeSet: Sendable, Hashable {
         commits = min(commits.lowerBound, later.commits.lowerBound)...max(commits.upperBound, later.commits.upperBound)
         hasUnknownChanges = hasUnknownChanges || later.hasUnknownChanges
         for (key, kind) in later.changes {
-            // One lookup for a key seen before with the same outcome (a document updated again, the usual case).
+            // One lookup — a second only when the merged kind is not the later one (inserted then updated, removed
+            // then inserted); a document updated again, the usual case, takes one.
             guard let earlier = changes.updateValue(kind, forKey: key) else { continue }
             let merged = Kind.merging(earlier, then: kind) ?? .removed
             if merged != kind { changes[key] = merged }
