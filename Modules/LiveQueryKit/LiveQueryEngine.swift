@@ -407,6 +407,9 @@ final class LiveQueryEngine: Sendable {
             // Every query held back: commits that came during the last round stay in the inbox with those kept
             // from now on, until something wakes the consumer.
             let isKeeping = state.isAllHeld && state.inbox.holdsOnlyChanges
+            // Commits appended while the last round ran, before it held every query back, are kept from now on:
+            // counted as held back here, as `receive` counts those it keeps.
+            if isKeeping { state.statistics.deferrals += state.inbox.changes.countAsHeldBack() }
             if !isKeeping, let work = state.inbox.take() {
                 state.isRunningOwedWork = work.isOwed
                 return .some(work)

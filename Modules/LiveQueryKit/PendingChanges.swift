@@ -27,6 +27,8 @@ struct PendingChanges: Sendable {
     /// Whether every set pending was kept while every query was held back, and counted as held back then
     /// (``LiveQueryStatistics/deferrals``): a round that holds them back again does not count them twice.
     private(set) var wereAllHeldBack = true
+    /// The sets appended and not yet counted as held back (see ``countAsHeldBack()``).
+    private var uncountedSets = 0
 
     /// How many sets are kept unmerged (a few hundred bytes each, with the documents they carry).
     static let limit = 256
@@ -44,6 +46,7 @@ struct PendingChanges: Sendable {
     /// are at their bound.
     mutating func append(_ set: ChangeSet) {
         wereAllHeldBack = false
+        uncountedSets += 1
         guard folded != nil else {
             folded = set
             return
@@ -74,6 +77,17 @@ struct PendingChanges: Sendable {
     private static func merge(_ set: ChangeSet, into kept: inout ChangeSet) {
         if kept.changes.capacity < keptCapacity { kept.reserveCapacity(keptCapacity) }
         kept.merge(set)
+    }
+
+    /// Counts the appended sets as held back, now that the consumer keeps them rather than running a round — they came
+    /// while a round ran, before it held every query back: returns how many, and from then on every set pending counts
+    /// as held back (``wereAllHeldBack``), as those ``keep(_:)`` merges in are counted as they come.
+    mutating func countAsHeldBack() -> Int {
+        defer {
+            uncountedSets = 0
+            wereAllHeldBack = true
+        }
+        return uncountedSets
     }
 
     /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.
