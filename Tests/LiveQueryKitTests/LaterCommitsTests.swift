@@ -123,6 +123,48 @@ struct LaterCommitsTests {
         await liveQuery.stop()
     }
 
+    @Test(
+        "A commit that comes while a round runs and is kept once every query is held back counts as held back once",
+        arguments: TestStores.kinds)
+    func keptAfterTheRound(kind: String) async throws {
+        let documents = GatedDocumentStore(base: try TestStores.documents(kind))
+        let store = Store(documents, anticipatesSignals: false)
+        let items = store.collection("items")
+        _ = try await items.upsert(Self.item("a0"))
+        let slow = HeldBackTests.SlowObserver()
+        let query = items.find("group == 'a'").sort("name")
+        let liveQuery = try await slow.observeUntilBusy(query)
+        let before = store.statistics
+
+        // Busy: the first commit is held back.
+        _ = try await items.upsert(Self.item("a1"))
+        try await eventually { store.statistics.deferrals == before.deferrals + 1 }
+        // The signal's round reads the held-back changes; the read is held while the second commit comes. The
+        // query is awake: the commit goes into the inbox uncounted, for the round to take (it catches up from it).
+        let gate = documents.holdNextRead()
+        slow.signalNext()
+        try await eventually { gate.isReached }
+        _ = try await items.upsert(Self.item("a2"))
+        gate.open()
+        // The round hands the result out — the observer is busy again, every query held back — and the second
+        // commit stays in the inbox, kept with those that come from now on: the third, held back as it comes.
+        try await slow.received.wait { $0.count == 2 }
+        try await eventually { slow.isHoldingSignal }
+        _ = try await items.upsert(Self.item("a3"))
+        // Three commits held back, the second counted when the consumer decides to keep it (with the third, if that
+        // came before the round ended). Uncounted, this times out.
+        try await eventually(within: .seconds(10)) { store.statistics.deferrals == before.deferrals + 3 }
+        let final = try await query.exec().map(\.id)
+        #expect(try await slow.signalAndReceive() == final)
+
+        // The signal's round applies the kept commits to the query it wakes: counted once, not again.
+        let statistics = store.statistics
+        #expect(statistics.deferrals - before.deferrals == 3, "\(statistics)")
+        #expect(statistics.reruns.total == before.reruns.total, "no rerun: \(statistics.reruns)")
+        #expect(slow.received.all.map(\.ids) == [["a0"], ["a0", "a1", "a2"], final])
+        await liveQuery.stop()
+    }
+
     @Test("Commits made in this process carry their documents: nothing is read back", arguments: TestStores.kinds)
     func carriedDocuments(kind: String) async throws {
         let store = try TestStores.make(kind)
