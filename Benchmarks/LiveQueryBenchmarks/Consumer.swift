@@ -93,10 +93,14 @@ final class Consumer: Sendable {
         var peakResidentDelta: Int
     }
 
-    /// Writes `count` commits as fast as they go and waits for the last one's result.
-    func measure(count: Int, seqBase: Int, write: (Int, Int) async throws -> Void) async throws -> Figures {
+    /// Writes `count` commits as fast as they go and waits for the last one's result. `samplingMemory` false: no
+    /// thread samples the resident size meanwhile (its wake-ups every few milliseconds would land in a figure that
+    /// measures microseconds), and the peak's delta is 0.
+    func measure(
+        count: Int, seqBase: Int, samplingMemory: Bool = true, write: (Int, Int) async throws -> Void
+    ) async throws -> Figures {
         let before = ResidentSampler.resident()
-        let sampler = ResidentSampler()
+        let sampler = samplingMemory ? ResidentSampler() : nil
         let deliveriesBefore = deliveries
         let start = nowMicroseconds()
         for i in 0..<count { try await write(i, seqBase + i) }
@@ -107,7 +111,7 @@ final class Consumer: Sendable {
         }?.resume()
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
-        let peak = sampler.stop()
+        let peak = sampler?.stop() ?? before
         let (handedAt, at, freeBefore) = state.withLock { ($0.handedAt, $0.at, $0.freeBeforeNewest) }
         return Figures(
             deliveries: deliveries - deliveriesBefore, toFinal: arrived ? (at - end) / 1_000 : -1,

@@ -19,4 +19,5 @@ let benchmarks: @Sendable () -> Void = {
         fanOutScenario(observers: observers, documents: 10_000, runs: 3)
     }
     parametersScenario(runs: 3)
+    handOverScenario(rounds: 100, documents: 10_000, runs: 5)
 }

@@ -1,4 +1,3 @@
-import Benchmark
 import BenchmarkSupport
 import Dispatch
 import GRDB
@@ -16,15 +15,9 @@ func parametersScenario(runs: Int) {
         "GRDB fetches per 100 commits", "GRDB latency p50 (µs)", "GRDB latency p99 (µs)",
         "GRDB commit p99 (µs)", "GRDB commit p99, unobserved (µs)",
     ]
-    let metrics = Dictionary(
-        uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
-    Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
-        let fixture = Fixture(documentCount: 10_000)
+    figuresBenchmark(name, figures: names, documents: 10_000) { fixture, store, pool, record in
         let groups = fixture.groups
         let count = 1_000
-        let summary = Runs(name)
-        let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
-        let (store, pool) = try await fixture.sides()
         // Commit i writes a document of group i % groups.
         let group = { (i: Int) in i % groups }
         let index = { (i: Int) in fixture.index(inGroup: i % groups, i / groups) }
@@ -88,6 +81,5 @@ func parametersScenario(runs: Int) {
             }
             try await alternating(run, tether, grdb)
         }
-        summary.printSummary()
     }
 }

@@ -1,6 +1,4 @@
-import Benchmark
 import BenchmarkSupport
-import Dispatch
 import GRDB
 import LiveQueryKit
 import TetherConcurrency
@@ -33,13 +31,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
     let names =
         sides.flatMap { side in SlowConsumerSide.figures.map { "\(side) \($0)" } }
         + sides.filter { $0 != "GRDB" && $0 != alone }.flatMap { side in tetherOnly.map { "\(side) \($0)" } }
-    let metrics = Dictionary(
-        uniqueKeysWithValues: names.map { ($0, BenchmarkMetric.custom($0, useScalingFactor: false)) })
-    Benchmark(name, configuration: scenario(names.map { metrics[$0]! })) { benchmark in
-        let fixture = Fixture(documentCount: documents)
-        let summary = Runs(name)
-        let (store, pool) = try await fixture.sides()
-        let record = { (metric: String, value: Int) in summary.record(benchmark, metrics[metric]!, value) }
+    figuresBenchmark(name, figures: names, documents: documents) { fixture, store, pool, record in
         let seqs = SeqCounter()
         let perBlock = count / blocks
 
@@ -77,23 +69,9 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                 }
             }
         }
-        let signalling = tether("Tether") { consumer in
-            let handlerQueue = DispatchQueue(label: "tether")
-            return try fixture.tetherQuery(store).observeLocalWithNextSignal(deliverOn: handlerQueue) {
-                documents, _, signalNext in
-                consumer.received { newestSeq(documents) }
-                handlerQueue.asyncAfter(deadline: .now() + .milliseconds(10)) {
-                    consumer.free()
-                    signalNext()
-                }
-            }
-        }
+        let signalling = tether("Tether") { try queueHandlerConsumer(fixture.tetherQuery(store), $0) }
         // The same consumer as GRDB's below: a task that sleeps 10 ms per element.
-        let snapshots = tether("Tether snapshots()") { consumer in
-            let snapshots = try fixture.tetherQuery(store).snapshots()
-            Task { try await consumeSlowly(snapshots, consumer) { newestSeq($0.documents) } }
-            return snapshots
-        }
+        let snapshots = tether("Tether snapshots()") { try snapshotsConsumer(fixture.tetherQuery(store), $0) }
         let held = tether(control) { consumer in
             let snapshots = try fixture.tetherQuery(store).snapshots()
             Task { try await consumeAfterTheWrites(snapshots, consumer) { newestSeq($0.documents) } }
@@ -102,13 +80,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
         let grdb = SlowConsumerSide(name: "GRDB") { i, seq in
             try await fixture.grdbWrite(pool, index: fixture.observedIndex(i), seq: seq)
         } observe: { consumer in
-            let values = Fixture.grdbObservation().values(in: pool, bufferingPolicy: .bufferingNewest(1))
-            let task = Task { try await consumeSlowly(values, consumer) { newestSeq($0) } }
-            return {
-                task.cancel()
-                // The next block starts once the consumer's task has ended, so that it no longer fetches.
-                _ = await task.result
-            }
+            grdbConsumer(pool, consumer)
         }
 
         // The newest seq written, noted by the writer of both kinds of block alike.
@@ -139,6 +111,5 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                     { try await side.run(run, blocks: blocks, of: perBlock, seqs: seqs, record: record) }
                 })
         }
-        summary.printSummary()
     }
 }
