@@ -52,7 +52,9 @@ struct EngineThreadTests {
 /// The blocking tasks hold their threads only once all of them have one at the same moment. One that arrives first
 /// waits 100 ms for the others, then gives its thread back and queues again: holding part of the pool while the rest
 /// works through a long queue would slow every other test for as long as that took (seen: 20 s, at the start of a
-/// full run, and PostgreSQL stores beside it missed their 10 s start-up).
+/// full run, and PostgreSQL stores beside it missed their 10 s start-up). Each time it queues again it waits twice as
+/// long, up to 1.6 s: when every queued job is slow (under ThreadSanitizer, with heavy suites beside it), the others
+/// took longer than 100 ms to come, every time, and the blockade was not in place after 60 s.
 final class PoolBlockade: Sendable {
     private struct State {
         /// Blocking tasks on a thread now.
@@ -73,7 +75,11 @@ final class PoolBlockade: Sendable {
     func hold() async throws {
         for _ in 0..<width {
             Task.detached { [self] in
-                while !(await arrive()) { await Task.yield() }
+                var patience = Duration.milliseconds(100)
+                while !(await arrive(waiting: patience)) {
+                    patience = min(patience * 2, .milliseconds(1_600))
+                    await Task.yield()
+                }
                 _ = gate.wait(timeout: .now() + 20)
                 state.withLock { $0.arrived -= 1 }
             }
@@ -82,8 +88,8 @@ final class PoolBlockade: Sendable {
     }
 
     /// On a pool thread: true once every blocking task holds one (it stays), false when the others did not come
-    /// within 100 ms (it has left, and queues again).
-    private func arrive() async -> Bool {
+    /// within `patience` (it has left, and queues again).
+    private func arrive(waiting patience: Duration) async -> Bool {
         let width = self.width
         let isLast = state.withLock { state -> Bool in
             state.arrived += 1
@@ -95,7 +101,8 @@ final class PoolBlockade: Sendable {
             return true
         }
         // Blocking on purpose: this task's job is to hold the thread.
-        if allHere.wait(timeout: .now() + .milliseconds(100)) == .success { return true }
+        let milliseconds = Int(patience / .milliseconds(1))
+        if allHere.wait(timeout: .now() + .milliseconds(milliseconds)) == .success { return true }
         // Leaves only if the last one has not just arrived: once holding, nobody leaves.
         return state.withLock { state in
             if state.isHolding { return true }
