@@ -140,7 +140,8 @@ struct LaterCommitsTests {
         _ = try await items.upsert(Self.item("a1"))
         try await eventually { store.statistics.deferrals == before.deferrals + 1 }
         // The signal's round reads the held-back changes; the read is held while the second commit comes. The
-        // query is awake: the commit goes into the inbox uncounted, for the round to take (it catches up from it).
+        // query is awake: the commit goes into the inbox uncounted. The round catches up from a copy of it, and the
+        // commit itself stays in the inbox.
         let gate = documents.holdNextRead()
         slow.signalNext()
         try await eventually { gate.isReached }
