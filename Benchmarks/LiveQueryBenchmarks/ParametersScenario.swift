@@ -29,14 +29,16 @@ func parametersScenario(runs: Int) {
                     rate: 1_000, count: count, seqBase: seqBase, arrivals: nil, group: group
                 ) { i, seq in try await fixture.tetherWrite(store, index: index(i), seq: seq) }
                 let arrivals = Arrivals()
+                let deliveries = Counter()
                 let handlerQueue = DispatchQueue(label: "tether")
                 let liveQueries = try (0..<1_000).map { observer in
                     try fixture.tetherQuery(store, group: observer % groups).observeLocal(deliverOn: handlerQueue) {
                         documents, _ in
                         arrivals.saw(newestSeq(documents))
+                        deliveries.increment()
                     }
                 }
-                await store.waitForLiveQueries()
+                try await settled(deliveries)
                 let before = store.statistics
                 let observed = try await pacedRun(
                     rate: 1_000, count: count, seqBase: seqBase + count, arrivals: arrivals, group: group
@@ -57,6 +59,7 @@ func parametersScenario(runs: Int) {
                 ) { i, seq in try await fixture.grdbWrite(pool, index: index(i), seq: seq) }
                 let arrivals = Arrivals()
                 let fetches = Counter()
+                let deliveries = Counter()
                 let handlerQueue = DispatchQueue(label: "grdb")
                 let shared = (0..<groups).map { group in
                     Fixture.grdbObservation(group: group, fetches: fetches).shared(
@@ -64,10 +67,14 @@ func parametersScenario(runs: Int) {
                 }
                 let subscriptions = (0..<1_000).map { observer in
                     shared[observer % groups].start(
-                        onError: { print("\($0)") }, onChange: { arrivals.saw(newestSeq($0)) })
+                        onError: { print("\($0)") },
+                        onChange: {
+                            arrivals.saw(newestSeq($0))
+                            deliveries.increment()
+                        })
                 }
-                try await waitUntil { fetches.count >= groups }
-                try await Task.sleep(for: .milliseconds(200))
+                try await settled(deliveries)
+                try await Task.sleep(for: .milliseconds(200))  // any fetch of GRDB's start-up, before the count
                 let fetchesBefore = fetches.count
                 let observed = try await pacedRun(
                     rate: 1_000, count: count, seqBase: seqBase + count, arrivals: arrivals, group: group
@@ -82,4 +89,15 @@ func parametersScenario(runs: Int) {
             try await alternating(run, tether, grdb)
         }
     }
+}
+
+/// Returns once each of the 1,000 observers has had its first result: a side's initial deliveries (1,000 handler
+/// calls on its one queue, about 15 ms) must not be in the queue ahead of its first measured commits.
+private func settled(_ deliveries: Counter) async throws {
+    guard try await waitUntil({ deliveries.count >= 1_000 }) else { throw FirstResultsTimedOut() }
+}
+
+/// Not every observer of scenario 5 received its first result.
+struct FirstResultsTimedOut: Error, CustomStringConvertible {
+    var description: String { "scenario 5: not every observer received its first result within 30 s" }
 }
