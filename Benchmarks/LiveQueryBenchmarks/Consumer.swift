@@ -42,20 +42,35 @@ func consumeAfterTheWrites<Elements: AsyncSequence>(
 /// consumer was last free to take a result before that.
 final class Consumer: Sendable {
     private let state = LockedValue(
-        (deliveries: 0, newest: -1, handedAt: 0, at: 0, lastFree: 0, freeBeforeNewest: 0))
+        (deliveries: 0, newest: -1, handedAt: 0, at: 0, lastFree: 0, freeBeforeNewest: 0, secondRead: 0))
     /// Whether the block's writes have ended, and who waits for that.
     private let writes = LockedValue((ended: false, waiter: CheckedContinuation<Void, Never>?.none))
+    /// Whether the consumer reads each result a second time at once, to time the read with the result in cache
+    /// (``Figures/secondRead``).
+    private let readsTwice: Bool
+
+    init(readsTwice: Bool = false) {
+        self.readsTwice = readsTwice
+    }
 
     /// The consumer was handed a result: `read` finds its newest seq, reading every document as a consumer would.
-    /// The time before the read tells the framework's hand-over from the read itself.
+    /// The time before the read tells the framework's hand-over from the read itself. A consumer that reads twice
+    /// reads again after the moment the result counts as read.
     func received(_ read: () -> Int) {
         let handedAt = nowMicroseconds()
         let seq = read()
         let now = nowMicroseconds()
+        let secondRead =
+            readsTwice
+            ? {
+                _ = read()
+                return nowMicroseconds() - now
+            }() : 0
         state.withLock { state in
             state.deliveries += 1
             if seq > state.newest {
                 (state.newest, state.handedAt, state.at, state.freeBeforeNewest) = (seq, handedAt, now, state.lastFree)
+                state.secondRead = secondRead
             }
         }
     }
@@ -91,6 +106,9 @@ final class Consumer: Sendable {
         var readyToHanded: Int
         var writer: Int
         var peakResidentDelta: Int
+        /// The final result's read made again at once, µs, by a consumer that reads twice (0 otherwise): the read
+        /// with the result in the consumer's cache.
+        var secondRead: Int
     }
 
     /// Writes `count` commits as fast as they go and waits for the last one's result. `samplingMemory` false: no
@@ -112,11 +130,14 @@ final class Consumer: Sendable {
         let last = seqBase + count - 1
         let arrived = try await waitUntil { self.state.withLock { $0.newest } >= last }
         let peak = sampler?.stop() ?? before
-        let (handedAt, at, freeBefore) = state.withLock { ($0.handedAt, $0.at, $0.freeBeforeNewest) }
+        let (handedAt, at, freeBefore, secondRead) = state.withLock {
+            ($0.handedAt, $0.at, $0.freeBeforeNewest, $0.secondRead)
+        }
         return Figures(
             deliveries: deliveries - deliveriesBefore, toFinal: arrived ? (at - end) / 1_000 : -1,
             readyToFinal: arrived ? at - max(end, freeBefore) : -1,
             readyToHanded: arrived ? handedAt - max(end, freeBefore) : -1,
-            writer: (end - start) / 1_000, peakResidentDelta: max(0, peak - before) / 1_024)
+            writer: (end - start) / 1_000, peakResidentDelta: max(0, peak - before) / 1_024,
+            secondRead: secondRead)
     }
 }

@@ -10,14 +10,18 @@ import TetherConcurrency
 /// from the signal, with the caches a 10 ms pause leaves.
 ///
 /// Per run and side, `rounds` rounds: "hand-over" is the median (and p90) of the rounds' time from the consumer being
-/// free to its holding the result, "read" the median of its reading the result's 100 `seq`s after that. A round whose
+/// free to its holding the result, "read" the median of its reading the result's 100 `seq`s after that, and "read
+/// again at once" that of the same read repeated straight after — the read's own cost, with the result in the
+/// consumer's cache, so that what "read" adds to it is the cost of the memory it finds cold. A round whose
 /// commit outlasted the consumer's 10 ms (a checkpoint) is left out and counted as "not ready in time". Tether's
 /// "computed at the signal" counts results computed after the result was ready: 0 when every signal took the one
 /// waiting, as it should.
 func handOverScenario(rounds: Int, documents: Int, runs: Int) {
     let name = "6. Hand-over at rest, 10 ms consumer, \(documents / 1_000)k documents"
     let sides = ["Tether", "Tether snapshots()", "GRDB"]
-    let figures = ["hand-over (µs)", "hand-over p90 (µs)", "read (µs)", "rounds not ready in time"]
+    let figures = [
+        "hand-over (µs)", "hand-over p90 (µs)", "read (µs)", "read again at once (µs)", "rounds not ready in time",
+    ]
     let names =
         sides.flatMap { side in figures.map { "\(side) \($0)" } }
         + sides.filter { $0 != "GRDB" }.map { "\($0) computed at the signal" }
@@ -30,10 +34,10 @@ func handOverScenario(rounds: Int, documents: Int, runs: Int) {
             _ side: String, observe: (Consumer) throws -> () async -> Void,
             write: @escaping @Sendable (Int) async throws -> Void
         ) async throws {
-            let consumer = Consumer()
+            let consumer = Consumer(readsTwice: true)
             let end = try observe(consumer)
             guard try await waitUntil({ consumer.deliveries > 0 }) else { throw HandOverTimedOut(side: side) }
-            var (handOvers, reads, computedAtSignal, late) = ([Int](), [Int](), 0, 0)
+            var (handOvers, reads, secondReads, computedAtSignal, late) = ([Int](), [Int](), [Int](), 0, 0)
             for _ in 0..<rounds {
                 let ready = LockedValue(0)
                 let figures = try await consumer.measure(count: 1, seqBase: seqs.take(1), samplingMemory: false) {
@@ -50,12 +54,14 @@ func handOverScenario(rounds: Int, documents: Int, runs: Int) {
                 }
                 handOvers.append(figures.readyToHanded)
                 reads.append(figures.readyToFinal - figures.readyToHanded)
+                secondReads.append(figures.secondRead)
                 if side != "GRDB" { computedAtSignal += resultsComputed(store.statistics) - ready.withLock { $0 } }
             }
             await end()
             record("\(side) hand-over (µs)", percentile(50, handOvers))
             record("\(side) hand-over p90 (µs)", percentile(90, handOvers))
             record("\(side) read (µs)", percentile(50, reads))
+            record("\(side) read again at once (µs)", percentile(50, secondReads))
             record("\(side) rounds not ready in time", late)
             if side != "GRDB" { record("\(side) computed at the signal", computedAtSignal) }
         }
