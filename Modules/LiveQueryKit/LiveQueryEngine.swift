@@ -77,10 +77,13 @@ final class LiveQueryEngine: Sendable {
         var hasHeld = false
         /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
         var quietWatch = QuietWatch.idle
-        /// How many observers are still to be checked for dead owners since the last round with changes: while any
-        /// are, the consumer runs rounds with nothing else to do (each checks ``LiveQueryEngine/sweepPerRound``), so
-        /// that when the writer stops, every observer whose owner died is released — not one table-share per commit.
+        /// How many observers are still to be checked for dead owners since the last round with changes: once the
+        /// writer has paused (``sweepWatch``), the consumer runs rounds with nothing else to do while any are (each
+        /// checks ``LiveQueryEngine/sweepPerRound``), so that when the writer stops, every observer whose owner died
+        /// is released — not one table-share per commit.
         var sweepDebt = 0
+        /// Watching for the writer to pause before the rest of the table is swept (see `LiveQueryEngine+Sweep`).
+        var sweepWatch = SweepWatch.idle
         /// Commits kept without a round since every query was held back (see ``LiveQueryEngine/heldCommitsPerCheck``).
         var heldCommits = 0
         /// When the last commit was received, on the time source's `elapsed`, while signals are anticipated: a
@@ -141,7 +144,7 @@ final class LiveQueryEngine: Sendable {
     /// documents by `_id` costs about what one query over a 10,000-document collection does.
     static let relevanceCheckLimit = 512
 
-    /// How many observers a round checks for dead owners (see ``round(_:)``).
+    /// How many observers a round checks for dead owners (see ``round(_:)`` and `LiveQueryEngine+Sweep`).
     static let sweepPerRound = 128
 
     /// While every query is held back, commits wake nothing; one in this many checks up to ``sweepPerRound``
@@ -374,13 +377,13 @@ final class LiveQueryEngine: Sendable {
         let changes = work.changes.takeMerged()
         // The stopped notices of observers whose owners are gone unregister them. A bounded number per round, going
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
-        // died is still released within a few commits (its handler is never called: that is checked at the call).
+        // died is released within one trip round it, or once the writer pauses (its handler is never called: that
+        // is checked at the call).
         let unvisited = observers.sweep(atMost: Self.sweepPerRound)
-        state.withLock { state in
-            // After changes, every entry this round did not look at is to be looked at; each round with nothing else
-            // looks at its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
-            state.sweepDebt = changes != nil ? unvisited : max(0, state.sweepDebt - Self.sweepPerRound)
-        }
+        // After changes, the rest of the table is swept once the writer pauses; each round without looks at its
+        // share. (A table this round looked at whole owes nothing: no round that only sweeps.)
+        let watch = state.withLock { noteSweep(unvisited: unvisited, afterChanges: changes != nil, &$0) }
+        if watch { watchForSweepQuiet() }
         if let changes { await apply(changes, countedAsHeld: work.changes.wereAllHeldBack, woken: work.wakes) }
         for query in work.wakes { await applyDeferred(query) }
         for query in work.retries { await runRetry(query) }
@@ -419,8 +422,8 @@ final class LiveQueryEngine: Sendable {
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
             }
-            // Observers still to check for dead owners: a round that only sweeps.
-            if state.sweepDebt > 0 { return .some(EngineInbox.Work()) }
+            // Observers still to check for dead owners, and the writer paused: a round that only sweeps.
+            if owesSweep(state) { return .some(EngineInbox.Work()) }
             return nil  // park until there is work
         }
     }

@@ -1,5 +1,6 @@
 import LiveQueryKit
 import Testing
+import TetherClock
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
@@ -30,6 +31,40 @@ struct ManyOwnersTests {
         try await items.upsert(["_id": "after", "n": 1])
         // Nothing is committed from here on: the engine goes on sweeping until every observer has been looked at.
         try await eventually(within: .seconds(30)) { store.statistics.observers == 0 }
+        withExtendedLifetime(owners) {}
+    }
+
+    @Test(
+        "While the writer commits, each round checks only its share of the observers for dead owners; the rest once the writer pauses",
+        arguments: TestStores.kinds)
+    func sweptOnceTheWriterPauses(kind: String) async throws {
+        let clock = ManualTimeSource()
+        let store = try TestStores.make(kind, timeSource: clock)
+        let items = store.collection("items")
+        let received = LockedValue(0)
+        var owners: [ObservationTests.Owner] = (0..<600).map { _ in ObservationTests.Owner() }
+        for (index, owner) in owners.enumerated() {
+            try items.find("n == \(index % 100)").observeLocal(owner: owner) { _, _ in received.withLock { $0 += 1 } }
+        }
+        try await eventually(within: .seconds(30)) { received.withLock { $0 } >= 600 }
+        owners.removeAll()
+        // Commits that no query's result takes: no delivery looks at an observer, only the rounds' sweeps do. The
+        // clock stands still, so the writer never pauses: each round releases its 128, and no round only sweeps.
+        _ = try await items.upsert(["_id": "a", "n": 1_000])
+        await store.waitForLiveQueries()
+        #expect(store.statistics.observers == 600 - 128)
+        _ = try await items.upsert(["_id": "b", "n": 1_000])
+        await store.waitForLiveQueries()
+        #expect(store.statistics.observers == 600 - 2 * 128)
+        // The writer pauses: once a quiet period passes without a commit (the first saw the second commit come),
+        // rounds that only sweep release the rest.
+        for _ in 0..<5 {
+            #expect(await clock.waitForSleepers(1), "the engine watches for the writer to pause")
+            clock.advance(by: .milliseconds(20))
+            try await eventually { store.statistics.observers == 0 || clock.sleeperCount > 0 }
+            if store.statistics.observers == 0 { break }
+        }
+        #expect(store.statistics.observers == 0)
         withExtendedLifetime(owners) {}
     }
 }
