@@ -18,6 +18,7 @@ let benchmarks: @Sendable () -> Void = {
     for observers in [0, 1, 100, 1_000] {
         fanOutScenario(observers: observers, documents: 10_000, runs: 3)
     }
-    parametersScenario(runs: 3)
+    parametersScenario(observers: 1_000, documents: 10_000, runs: 3, comparesGRDB: true)
+    parametersScenario(observers: 10_000, documents: 100_000, runs: 3, comparesGRDB: false)
     handOverScenario(rounds: 100, documents: 10_000, runs: 5)
 }
