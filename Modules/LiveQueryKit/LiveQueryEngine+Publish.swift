@@ -20,7 +20,7 @@ extension LiveQueryEngine {
             publishFailure(error, for: query)
             return
         }
-        publish(result.documents, commit: result.commit, for: query, incremental: false)
+        publish(result.documents, commit: result.commit, for: query, changed: nil)
     }
 
     /// Records that a query failed, keeping its last good result, offers the failure to its observers, and schedules
@@ -31,6 +31,7 @@ extension LiveQueryEngine {
             state.failureSerial += 1
             guard state.evaluations[query] != nil else { return (nil, state.failureSerial, nil) }
             state.evaluations[query]?.isFailing = true
+            state.relevance.failed(query)
             let delay = schedulesRetry(of: query, in: &state)
             return (state.evaluations[query]!.published, state.failureSerial, delay)
         }
@@ -39,17 +40,22 @@ extension LiveQueryEngine {
         if let published { handOut(failure, to: published.publish(failure).ready) }
     }
 
-    /// Records a query's new result and offers it to its observers (see ``PublishedResult``).
-    func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, incremental: Bool) {
+    /// Records a query's new result and offers it to its observers (see ``PublishedResult``). `changed`: the `_id`s
+    /// of the changed documents an incremental update merged into the last result; nil when the query ran.
+    func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, changed: Set<String>?) {
         // Compared outside the lock (only this consumer changes a result, so it cannot change in between).
-        let previous = state.withLock { state in state.evaluations[query].map { ($0.isEvaluated, $0.documents) } }
-        let isNew = previous.map { isEvaluated, documents in !isEvaluated || documents != result } ?? true
+        let previous = state.withLock { state in
+            state.evaluations[query].map { ($0.isEvaluated, $0.documents, $0.ids) }
+        }
+        let isNew = previous.map { isEvaluated, documents, _ in !isEvaluated || documents != result } ?? true
+        let ids = Self.ids(of: result, previous: previous?.2, changed: changed)
         let (published, content) = state.withLock { state -> (PublishedResult?, UInt64) in
-            if incremental { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
+            if changed != nil { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
             guard var evaluation = state.evaluations[query] else { return (nil, 0) }
             if isNew { evaluation.content += 1 }
             evaluation.documents = result
-            evaluation.ids = Set(result.map(\.id))
+            state.relevance.published(query, ids: ids, previous: evaluation.ids)
+            if let ids { evaluation.ids = ids }
             evaluation.isEvaluated = true
             evaluation.isFailing = false
             evaluation.failureStreak = 0
@@ -65,6 +71,17 @@ extension LiveQueryEngine {
         handOut(snapshot, to: publication.ready)
         handOut(snapshot, to: publication.staged)
         if let ahead = publication.computeAhead { computeAhead(query, after: ahead) }
+    }
+
+    /// The `_id`s of `result`, or nil when they are `previous`'s: after a merge in which no changed document went into
+    /// the result or out of it, and which left it the same size. Only changed documents go into a merged result, and a
+    /// document leaves it only if it changed or was pushed past the limit by one that went in — so then nothing went
+    /// in or out, and the last result's set serves, without hashing each `_id` again.
+    static func ids(of result: [Document], previous: Set<String>?, changed: Set<String>?) -> Set<String>? {
+        guard let previous, let changed, changed.count <= 8, result.count == previous.count,
+            changed.allSatisfy({ id in previous.contains(id) == result.contains { $0.id == id } })
+        else { return Set(result.map(\.id)) }
+        return nil
     }
 
     /// Submits `snapshot` to the observers it was handed to.

@@ -13,37 +13,45 @@ extension LiveQueryEngine {
     /// to date after these changes whatever their observers (see ``round(_:)``) — no computation ahead of a signal is
     /// scheduled for them here, as their result is about to be computed (and its publication schedules the next).
     func apply(_ changes: ChangeSet, countedAsHeld: Bool, woken: Set<DocumentQuery>) async {
-        let collections = changes.collections
         // Commits whose changes are unknown (pruned from a change log before this process read them) may have
         // touched any collection: every query is run again. Results in other collections stay exact through these
         // commits without being touched (``Evaluation/exactCommit(applied:)``).
-        let touches = { (collection: String) in changes.hasUnknownChanges || collections.contains(collection) }
-        let touched = state.withLock { state in
+        let observed = state.withLock { state in
+            state.relevance.observed(
+                among: changes.hasUnknownChanges ? state.relevance.allCollections : Array(changes.collections))
+        }
+        guard !observed.isEmpty else { return }
+        // The changed documents, in the collections with a query that is not failing (failing ones simply run
+        // again).
+        let read = await readChanged(changes, in: Set(observed.lazy.filter(\.needsDocuments).map(\.collection)))
+        // The queries the changed documents can reach, found from the documents' values and `_id`s without looking
+        // at the others (``RelevanceIndex``) — each of those others stays exact through this round untouched.
+        let (touched, observedCount) = state.withLock { state in
             var touched: [Candidate] = []
-            for (query, evaluation) in state.evaluations
-            where (evaluation.isEvaluated || evaluation.isFailing) && touches(query.collection) {
-                touched.append(
-                    Candidate(
-                        query: query, ids: evaluation.ids, isFailing: evaluation.isFailing,
-                        deferred: evaluation.deferred))
+            var observedCount = 0
+            for (collection, _) in observed {
+                observedCount += state.relevance.activeCount(in: collection)
+                let changed = read?.collections[collection]
+                // A collection not read (too many changes, only failing queries, no read): every query is reached.
+                for query in state.relevance.candidates(in: collection, reachedBy: changed) {
+                    guard let evaluation = state.evaluations[query] else { continue }
+                    touched.append(
+                        Candidate(
+                            query: query, ids: evaluation.ids, isFailing: evaluation.isFailing,
+                            deferred: evaluation.deferred))
+                }
             }
-            return touched
+            state.statistics.relevanceChecks += touched.count
+            return (touched, observedCount)
         }
-        guard !touched.isEmpty else { return }
-        // The changed documents, in the collections of the queries that are not failing (those simply run again).
-        let readable = collections.filter { collection in
-            touched.contains { !$0.isFailing && $0.query.collection == collection }
-        }
-        let read = await readChanged(changes, in: readable)
-        // Which results the changes can alter, decided from the documents alone, outside the lock: with many queries
-        // of one shape, most are left alone here — and left alone they stay exact through this round. (Without a
-        // read — unknown changes, a failed read — every query counts as altered.)
+        // Which of those results the changes can alter, decided exactly from the documents, outside the lock. (Without
+        // a read — unknown changes, a failed read — every query counts as altered.)
         let relevant = read.map { read in touched.filter { $0.canBeAltered(by: read) } } ?? touched
         var round: [(DocumentQuery, Evaluation)] = []
         var own: [(DocumentQuery, Evaluation, HeldChanges)] = []
         var ahead: [(DocumentQuery, Duration)] = []
         state.withLock { state in
-            state.statistics.skippedIrrelevant += touched.count - relevant.count
+            state.statistics.skippedIrrelevant += observedCount - relevant.count
             for candidate in relevant {
                 let query = candidate.query
                 switch Self.hold(
@@ -114,10 +122,12 @@ extension LiveQueryEngine {
             ? (held: false, computeAhead: nil) : evaluation.published.holdIfNoneIdle(schedulingAhead: schedulingAhead)
         guard hold.held else {
             deferred?.merge(changes)
+            state.relevance.setHeld(query, false)
             return .now(evaluation, deferred)
         }
         if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
         state.evaluations[query]?.deferred = deferred
+        state.relevance.setHeld(query, true)
         if counting { state.statistics.deferrals += 1 }
         return .held(computeAhead: hold.computeAhead)
     }
@@ -129,6 +139,7 @@ extension LiveQueryEngine {
             guard let evaluation = state.evaluations[query] else { return nil }
             guard let deferred = evaluation.deferred else { return (evaluation, nil) }
             state.evaluations[query]?.deferred = nil
+            state.relevance.setHeld(query, false)
             // Observers that go idle from here on wait for the result about to be published.
             evaluation.published.release()
             return (evaluation, deferred)
@@ -173,8 +184,8 @@ extension LiveQueryEngine {
             if let (snapshot, behind) = evaluation.published.offerToIdleBehind() {
                 handOut(snapshot, to: behind)
             }
-        case .incremental(let documents, let commit):
-            publish(documents, commit: commit, for: query, incremental: true)
+        case .incremental(let documents, let commit, let changed):
+            publish(documents, commit: commit, for: query, changed: changed)
         case .rerun(let reason):
             state.withLock { $0.statistics.reruns.count(reason) }
             await evaluate(query)
@@ -208,8 +219,8 @@ extension LiveQueryEngine {
     enum Refresh {
         /// The changes cannot alter the result, which is exact at `commit` when that is known.
         case irrelevant(commit: UInt64?)
-        /// The result at `commit`, computed from the changed documents.
-        case incremental([Document], commit: UInt64)
+        /// The result at `commit`, computed from the changed documents, whose `_id`s are `changed`.
+        case incremental([Document], commit: UInt64, changed: Set<String>)
         /// Run the query, for this reason.
         case rerun(LiveQueryStatistics.RerunReason)
     }
@@ -254,6 +265,6 @@ extension LiveQueryEngine {
         guard let documents = Self.merge(changed, into: evaluation.documents, query: query) else {
             return .rerun(.windowRefill)
         }
-        return .incremental(documents, commit: read.commit)
+        return .incremental(documents, commit: read.commit, changed: changed.ids)
     }
 }

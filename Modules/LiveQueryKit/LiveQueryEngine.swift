@@ -54,6 +54,8 @@ final class LiveQueryEngine: Sendable {
 
     struct State: Sendable {
         var evaluations: [DocumentQuery: Evaluation] = [:]
+        /// Which queries a round's changed documents can reach (kept with ``evaluations``).
+        var relevance = RelevanceIndex()
         var inbox = EngineInbox()
         /// The consumer: running while anything is observed.
         var consumer: Task<Void, Never>?
@@ -283,6 +285,7 @@ final class LiveQueryEngine: Sendable {
                 evaluation.registrations[ObjectIdentifier(registration)] = nil
                 if evaluation.registrations.isEmpty {
                     released.evaluation = state.evaluations.removeValue(forKey: registration.query)
+                    state.relevance.remove(registration.query, holding: evaluation.ids)
                 } else {
                     state.evaluations[registration.query] = evaluation
                 }
@@ -464,6 +467,7 @@ final class LiveQueryEngine: Sendable {
                 state.evaluations[registration.query]
                 ?? Evaluation(
                     published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))
+            if evaluation.registrations.isEmpty { state.relevance.add(registration.query) }
             evaluation.registrations[ObjectIdentifier(registration)] = registration
             state.evaluations[registration.query] = evaluation
             registration.published.withLock { $0 = evaluation.published }

@@ -29,6 +29,10 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     /// Commits' changes that touched an observed collection but could not affect a query's result, so it was not
     /// run again.
     public var skippedIrrelevant = 0
+    /// Queries checked against a commit's changed documents. Those whose predicate requires a field to equal a
+    /// value (`group == $args.g`, or an `IN`), and whose results hold none of the changed documents, are not checked
+    /// unless a changed document has that value there: 1,000 queries of one shape cost a commit the few it reaches.
+    public var relevanceChecks = 0
     /// Observers registered now.
     public var observers = 0
     /// Distinct queries observed now (identical queries share one evaluation).

@@ -60,6 +60,9 @@ struct SharedEvaluationTests {
             let after = store.statistics
             let work = after.evaluations + after.incrementalUpdates - before.evaluations - before.incrementalUpdates
             #expect(work <= Set([from, to]).count, "commit \(step) touched \(Set([from, to])); work \(work)")
+            // Checked only against the queries of the parameters it touched, not all 20.
+            let checks = after.relevanceChecks - before.relevanceChecks
+            #expect(checks <= Set([from, to]).count, "commit \(step) touched \(Set([from, to])); checked \(checks)")
             storeOf[id] = to
         }
         await store.waitForLiveQueries()
