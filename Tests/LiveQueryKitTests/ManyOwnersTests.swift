@@ -11,25 +11,37 @@ import TetherTestingTraits
 /// core on purpose. Its time limit counts the wait for its turn.
 @Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(.minutes(5)), .leakChecked)
 struct ManyOwnersTests {
+    /// Six hundred owner-tied observers over a hundred queries (`n == 0` … `n == 99`), six each; returns their owners
+    /// once every observer has had its first result and every handler call has returned. (Their handlers run in the
+    /// engine's round: an owner that died while a call held it would be released by that call as it returned, not by
+    /// a sweep.) Correctness deadlines, not speed: the engine runs on a queue of its own, so other tests holding
+    /// Swift concurrency's threads do not slow it (see Testing.md).
+    static func observeSixHundred(_ store: Store) async throws -> [ObservationTests.Owner] {
+        let items = store.collection("items")
+        let received = LockedValue(0)
+        let owners = (0..<600).map { _ in ObservationTests.Owner() }
+        for (index, owner) in owners.enumerated() {
+            try items.find("n == \(index % 100)").observeLocal(owner: owner, deliverOn: .inline) { _, _ in
+                received.withLock { $0 += 1 }
+            }
+        }
+        try await eventually(within: .seconds(30)) { received.withLock { $0 } >= 600 }
+        await store.waitForLiveQueries()  // the round that called them has ended
+        return owners
+    }
+
     @Test(
         "Owners dying by the hundred: one commit after they died releases every observer — more than one round's sweep — with no commit after",
         arguments: TestStores.kinds)
     func manyOwnersDieAtOnce(kind: String) async throws {
         let store = try TestStores.make(kind)
         let items = store.collection("items")
-        let received = LockedValue(0)
-        var owners: [ObservationTests.Owner] = (0..<600).map { _ in ObservationTests.Owner() }
-        for (index, owner) in owners.enumerated() {
-            // A hundred queries, six observers each.
-            try items.find("n == \(index % 100)").observeLocal(owner: owner) { _, _ in received.withLock { $0 += 1 } }
-        }
-        // Correctness deadlines, not speed: the engine runs on a queue of its own, so other tests holding Swift
-        // concurrency's threads do not slow it (see Testing.md); a broken sweep never gets there at all.
-        try await eventually(within: .seconds(30)) { received.withLock { $0 } >= 600 }
+        var owners = try await Self.observeSixHundred(store)
         #expect(store.statistics.observers == 600)
         owners.removeAll()
         try await items.upsert(["_id": "after", "n": 1])
-        // Nothing is committed from here on: the engine goes on sweeping until every observer has been looked at.
+        // Nothing is committed from here on: once the writer has paused, the engine sweeps until every observer has
+        // been looked at.
         try await eventually(within: .seconds(30)) { store.statistics.observers == 0 }
         withExtendedLifetime(owners) {}
     }
@@ -41,12 +53,7 @@ struct ManyOwnersTests {
         let clock = ManualTimeSource()
         let store = try TestStores.make(kind, timeSource: clock)
         let items = store.collection("items")
-        let received = LockedValue(0)
-        var owners: [ObservationTests.Owner] = (0..<600).map { _ in ObservationTests.Owner() }
-        for (index, owner) in owners.enumerated() {
-            try items.find("n == \(index % 100)").observeLocal(owner: owner) { _, _ in received.withLock { $0 += 1 } }
-        }
-        try await eventually(within: .seconds(30)) { received.withLock { $0 } >= 600 }
+        var owners = try await Self.observeSixHundred(store)
         owners.removeAll()
         // Commits that no query's result takes: no delivery looks at an observer, only the rounds' sweeps do. The
         // clock stands still, so the writer never pauses: each round releases its 128, and no round only sweeps.
