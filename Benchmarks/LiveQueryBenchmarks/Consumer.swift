@@ -60,12 +60,11 @@ final class Consumer: Sendable {
         let handedAt = nowMicroseconds()
         let seq = read()
         let now = nowMicroseconds()
-        let secondRead =
-            readsTwice
-            ? {
-                _ = read()
-                return nowMicroseconds() - now
-            }() : 0
+        var secondRead = 0
+        if readsTwice {
+            _ = read()
+            secondRead = nowMicroseconds() - now
+        }
         state.withLock { state in
             state.deliveries += 1
             if seq > state.newest {
