@@ -6,7 +6,10 @@ import TetherJSON
 ///
 /// A query whose predicate requires `path == literal` (or `path IN [literals]`), alone or in a top-level `and`, can
 /// match a changed document only if the document's value at `path` equals one of the literals: the query is filed
-/// under those values. A changed document can also alter a result it was in, so each result's `_id`s are filed too.
+/// under those values. Of several such terms, it is filed under the one fewest queries share (`type == 'order' &&
+/// customer == $c` under its customer, once a second customer is observed), so that a value common to every query
+/// does not bring them all to every commit. A changed document can also alter a result it was in, so each result's
+/// `_id`s are filed too.
 /// A query with no such equality, with an offset, failing, or with changes held back for it is reached by every
 /// change to its collection. What the index finds is only a candidate, checked exactly afterwards
 /// (``LiveQueryEngine/canAlter(_:ids:_:mayBeIn:)``): a query it leaves out is one the changes cannot alter. (Strings
@@ -19,12 +22,16 @@ struct RelevanceIndex: Sendable {
     private var collections: [String: Filed] = [:]
 
     /// One collection's queries, by a number of the index's own (cheaper to hash than a query).
-    private struct Filed: Sendable {
+    fileprivate struct Filed: Sendable {
         var numbers: [DocumentQuery: Int] = [:]
         var queries: [Int: DocumentQuery] = [:]
         var next = 0
         /// Queries filed under the values their predicate requires at a path.
         var byValue: [DocumentPath: [ScalarValue: Set<Int>]] = [:]
+        /// Each filed query's equalities, and which of them it is filed under.
+        var equalities: [Int: (terms: [Equality], filedUnder: Int)] = [:]
+        /// How many queries require each value at each path, filed under it or not: what filing under it costs.
+        var requiring: [DocumentPath: [ScalarValue: Int]] = [:]
         /// Queries reached by every change: no equality to file them under, or an offset.
         var unfiled: Set<Int> = []
         /// For each document in some result, the queries whose result holds it.
@@ -49,12 +56,31 @@ struct RelevanceIndex: Sendable {
         filed.numbers[query] = number
         filed.queries[number] = query
         filed.pending.insert(number)
-        if query.offset == 0, let (path, values) = Self.equality(in: query.predicate) {
-            for value in values { filed.byValue[path, default: [:]][value, default: []].insert(number) }
-        } else {
+        let terms = query.offset == 0 ? Self.equalities(in: query.predicate) : []
+        guard !terms.isEmpty else {
             filed.unfiled.insert(number)
+            return
+        }
+        for term in terms {
+            for value in term.values { filed.requiring[term.path, default: [:]][value, default: 0] += 1 }
+        }
+        filed.equalities[number] = (terms, filed.cheapest(of: terms))
+        filed.file(number)
+        // The queries filed under this query's values now share them with one more: the first few of each move to
+        // another of their equalities if fewer queries require that one.
+        for term in terms {
+            for value in term.values {
+                // Taken out first: refiling changes the set they are in.
+                let others = Array((filed.byValue[term.path]?[value] ?? []).prefix(Self.refiledPerValue))
+                for other in others where other != number { filed.refile(other) }
+            }
         }
     }
+
+    /// How many of the queries filed under one of a new query's values are looked at to be filed anew: enough for
+    /// the queries of one shape to leave the value they all share as soon as they are two, a bounded cost for every
+    /// add when many queries require that value and nothing else.
+    static let refiledPerValue = 4
 
     /// A query no longer observed, whose last result held `ids`.
     mutating func remove(_ query: DocumentQuery, holding ids: Set<String>) {
@@ -62,12 +88,16 @@ struct RelevanceIndex: Sendable {
             let number = filed.numbers.removeValue(forKey: query)
         else { return }
         filed.queries[number] = nil
-        if query.offset == 0, let (path, values) = Self.equality(in: query.predicate) {
-            for value in values {
-                filed.byValue[path]?[value]?.remove(number)
-                if filed.byValue[path]?[value]?.isEmpty == true { filed.byValue[path]?[value] = nil }
+        if let (terms, _) = filed.equalities[number] {
+            filed.unfile(number)
+            filed.equalities[number] = nil
+            for term in terms {
+                for value in term.values {
+                    filed.requiring[term.path]?[value]? -= 1
+                    if filed.requiring[term.path]?[value] == 0 { filed.requiring[term.path]?[value] = nil }
+                }
+                if filed.requiring[term.path]?.isEmpty == true { filed.requiring[term.path] = nil }
             }
-            if filed.byValue[path]?.isEmpty == true { filed.byValue[path] = nil }
         }
         for id in ids { Self.remove(number, holding: id, in: &filed) }
         filed.unfiled.remove(number)
@@ -116,6 +146,11 @@ struct RelevanceIndex: Sendable {
     /// Every observed collection.
     var allCollections: [String] { Array(collections.keys) }
 
+    /// How many entries `collection`'s queries have under values, one per value each is filed under.
+    func filedCount(in collection: String) -> Int {
+        collections[collection]?.byValue.values.reduce(0) { $0 + $1.values.reduce(0) { $0 + $1.count } } ?? 0
+    }
+
     /// How many of `collection`'s queries are evaluated or failing.
     func activeCount(in collection: String) -> Int {
         collections[collection]?.activeCount ?? 0
@@ -155,14 +190,20 @@ struct RelevanceIndex: Sendable {
         if filed.holding[id]?.isEmpty == true { filed.holding[id] = nil }
     }
 
-    /// The path and values a document must have there to match `predicate`, if it requires one: an equality or an
-    /// `IN`, alone or among the terms of an `and` (the first such term).
-    static func equality(in predicate: DocumentPredicate) -> (DocumentPath, [ScalarValue])? {
+    /// A path, and the values a document must have there to match a query.
+    struct Equality: Sendable {
+        var path: DocumentPath
+        var values: [ScalarValue]
+    }
+
+    /// The equalities a document must meet to match `predicate`: an equality or an `IN`, alone or among the terms
+    /// of an `and`.
+    static func equalities(in predicate: DocumentPredicate) -> [Equality] {
         switch predicate {
-        case .compare(let path, .equal, let literal): (path, [literal])
-        case .isIn(let path, let literals): (path, literals)
-        case .and(let terms): terms.lazy.compactMap(Self.equality(in:)).first
-        default: nil
+        case .compare(let path, .equal, let literal): [Equality(path: path, values: [literal])]
+        case .isIn(let path, let literals): [Equality(path: path, values: literals)]
+        case .and(let terms): terms.flatMap(Self.equalities(in:))
+        default: []
         }
     }
 
@@ -176,5 +217,46 @@ struct RelevanceIndex: Sendable {
         case .string(let value): .string(value)
         case .array, .object: nil
         }
+    }
+}
+
+extension RelevanceIndex.Filed {
+    /// Which of `terms` the fewest queries require, counting each of its values (the first, of equals).
+    func cheapest(of terms: [RelevanceIndex.Equality]) -> Int {
+        let costs = terms.map(cost(of:))
+        return costs.indices.min { costs[$0] < costs[$1] } ?? 0
+    }
+
+    /// How many queries require `term`'s values, counting a query once for each.
+    func cost(of term: RelevanceIndex.Equality) -> Int {
+        term.values.reduce(0) { $0 + (requiring[term.path]?[$1] ?? 0) }
+    }
+
+    /// Files `number` under the values of the equality it is to be filed under.
+    mutating func file(_ number: Int) {
+        guard let (terms, filedUnder) = equalities[number] else { return }
+        let term = terms[filedUnder]
+        for value in term.values { byValue[term.path, default: [:]][value, default: []].insert(number) }
+    }
+
+    /// Takes `number` out of the values it is filed under.
+    mutating func unfile(_ number: Int) {
+        guard let (terms, filedUnder) = equalities[number] else { return }
+        let path = terms[filedUnder].path
+        for value in terms[filedUnder].values {
+            byValue[path]?[value]?.remove(number)
+            if byValue[path]?[value]?.isEmpty == true { byValue[path]?[value] = nil }
+        }
+        if byValue[path]?.isEmpty == true { byValue[path] = nil }
+    }
+
+    /// Files `number` under another of its equalities if fewer queries now require that one.
+    mutating func refile(_ number: Int) {
+        guard let (terms, filedUnder) = equalities[number] else { return }
+        let cheapest = cheapest(of: terms)
+        guard cost(of: terms[cheapest]) < cost(of: terms[filedUnder]) else { return }
+        unfile(number)
+        equalities[number]?.filedUnder = cheapest
+        file(number)
     }
 }

@@ -94,6 +94,41 @@ struct RelevanceIndexTests {
     }
 
     @Test(
+        "Queries of one shape that share a value and differ in another are filed under the one they do not share, and an observer that stops is unfiled",
+        arguments: TestStores.kinds)
+    func sharedValue(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        let texts = (0..<20).map { "type == 'item' && store == 's\($0)'" } + ["type == 'item'"]
+        let observers = try Observers(items, texts)
+        await store.waitForLiveQueries()
+
+        func checks(_ document: JSONValue) async throws -> Int {
+            let before = store.statistics.relevanceChecks
+            _ = try await items.upsert(document)
+            await store.waitForLiveQueries()
+            return store.statistics.relevanceChecks - before
+        }
+
+        // Its own store's query and the query of every item; not the nineteen others, which share `type`.
+        #expect(try await checks(["_id": "a", "type": "item", "store": "s3"]) == 2)
+        #expect(try await checks(["_id": "b", "type": "item", "store": "s0"]) == 2)
+        // A store no query names: only the query of every item.
+        #expect(try await checks(["_id": "c", "type": "item", "store": "s99"]) == 1)
+        // Another type in a named store: that store's query, checked exactly and left alone.
+        #expect(try await checks(["_id": "d", "type": "note", "store": "s5"]) == 1)
+        try await observers.expectCurrent("items in stores")
+        await observers.stop()
+
+        // Observed again, in the other order: the query of every item comes first and keeps `type` to itself.
+        let again = try Observers(items, texts.reversed())
+        await store.waitForLiveQueries()
+        #expect(try await checks(["_id": "e", "type": "item", "store": "s7"]) == 2)
+        try await again.expectCurrent("observed again")
+        await again.stop()
+    }
+
+    @Test(
         "Numbers compare by value: 1 and 1.0 reach the same query, and -0 the query of 0", arguments: TestStores.kinds)
     func numbers(kind: String) async throws {
         let store = try TestStores.make(kind)
