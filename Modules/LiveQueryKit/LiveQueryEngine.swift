@@ -445,7 +445,7 @@ final class LiveQueryEngine: Sendable {
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
-            state.hasHeld = state.evaluations.values.contains { $0.deferred != nil }
+            state.hasHeld = state.relevance.hasHeld
             state.isAllHeld = Self.allHeld(state)
             return (state.takeCaughtUpWaiters(), startsQuietWatch(&state))
         }

@@ -128,6 +128,7 @@ struct RelevanceIndex: Sendable {
 
     /// Whether changes are held back for `query`: its result is then that of its `_id`s with those changes applied,
     /// so any change to its collection is checked against it.
+    /// Told wherever an evaluation's held-back changes are set or taken: ``hasHeld`` answers for every query.
     mutating func setHeld(_ query: DocumentQuery, _ isHeld: Bool) {
         modify(query) { number, filed in
             if isHeld { filed.held.insert(number) } else { filed.held.remove(number) }
@@ -142,6 +143,9 @@ struct RelevanceIndex: Sendable {
             return (collection, filed.activeCount > filed.failing.count)
         }
     }
+
+    /// Whether changes are held back for some query.
+    var hasHeld: Bool { collections.values.contains { !$0.held.isEmpty } }
 
     /// Every observed collection.
     var allCollections: [String] { Array(collections.keys) }
