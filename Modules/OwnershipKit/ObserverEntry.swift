@@ -62,6 +62,9 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
     @usableFromInline var isSelfOwned: Bool
     /// External owners, weakly.
     @usableFromInline var owners: [WeakReference]
+    /// Ended and hollow: kept in the table's entries until the table drops ended entries together, so that ending
+    /// one moves none of the others (see ``ObserverTable/State/end(at:last:_:_:)``).
+    @usableFromInline var isEnded = false
 
     @inlinable
     init(
@@ -76,6 +79,16 @@ struct ObserverEntry<Observer: Sendable>: Sendable {
         self.project = project
         self.isSelfOwned = isSelfOwned
         self.owners = owners
+    }
+
+    /// Marks the entry ended and lets go of what it holds: `graveyard` keeps the observer, released outside the lock.
+    @inlinable
+    mutating func hollow(_ graveyard: inout Graveyard<Observer>) {
+        isEnded = true
+        if let strong = strong.take() { graveyard.keep(strong) }
+        project = nil
+        isSelfOwned = false
+        owners = []
     }
 
     /// How this entry stands after its dead owners have been dropped.

@@ -54,7 +54,7 @@ extension ObserverTable {
     ) -> [(observer: ObserverInspection, detail: Detail?)] {
         let snapshot = state.withLock { $0.entries }
         return withExtendedLifetime(snapshot) {
-            let inspections = snapshot.map { entry -> (ObserverInspection, Detail?) in
+            let inspections = snapshot.filter { !$0.isEnded }.map { entry -> (ObserverInspection, Detail?) in
                 let target = entry.life.isOpen ? entry.target() : nil
                 // Held strongly until settled, also once its owners are gone: still described.
                 let observer = entry.strong?.observer ?? target?.observer

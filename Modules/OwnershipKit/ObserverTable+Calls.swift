@@ -115,7 +115,7 @@ extension ObserverTable {
                 state.claimDrain(&outcome)
                 return (nil, outcome)
             }
-            // Entries in the table are open (ending one closes and removes it under this lock), so this holds.
+            // Entries `index(of:)` finds are open (ending one closes and hollows it under this lock), so this holds.
             guard gate.enter() else {
                 graveyard.keep(alive)
                 return (nil, outcome)

@@ -34,8 +34,12 @@ extension ObserverTable {
     /// Everything the lock protects.
     @usableFromInline
     struct State: Sendable {
-        /// Live entries in insertion order (ids ascending). Snapshots share this storage until it changes.
+        /// Entries in insertion order (ids ascending), live and ended. Snapshots share this storage until it
+        /// changes. An ended entry stays, hollow, until ended entries are as many as live ones (``endedCount``):
+        /// ending one then costs no move of the rest, and stopping n observers one by one costs O(n), not O(n²).
         @usableFromInline var entries: ContiguousArray<ObserverEntry<Observer>> = []
+        /// How many of ``entries`` are ended.
+        @usableFromInline var endedCount = 0
         /// Entry id by observer object, for class-instance observers (rule 4: identity, not a second entry).
         @usableFromInline var entryByObject: [ObjectIdentifier: UInt64] = [:]
         @usableFromInline var nextEntryID: UInt64 = 1
@@ -51,7 +55,11 @@ extension ObserverTable {
         @inlinable
         init() {}
 
-        /// The position of the entry with `id`, by binary search over the ascending ids.
+        /// How many entries are live.
+        @inlinable
+        var liveCount: Int { entries.count - endedCount }
+
+        /// The position of the live entry with `id`, by binary search over the ascending ids; nil when it ended.
         @inlinable
         func index(of id: UInt64) -> Int? {
             var low = 0
@@ -59,7 +67,7 @@ extension ObserverTable {
             while low < high {
                 let mid = (low + high) / 2
                 let midID = entries[mid].id
-                if midID == id { return mid }
+                if midID == id { return entries[mid].isEnded ? nil : mid }
                 if midID < id { low = mid + 1 } else { high = mid }
             }
             return nil
@@ -85,9 +93,15 @@ extension ObserverTable {
             outcome.ticket = lastTicket
         }
 
-        /// Claims the drainer role if nobody holds it.
+        /// Closes a change under the lock: drops the ended entries once they are as many as the live ones, and
+        /// claims the drainer role if nobody holds it. Every change that may end entries closes with it, after
+        /// its last use of an index.
         @inlinable
         mutating func claimDrain(_ outcome: inout Outcome) {
+            if endedCount > max(16, liveCount) {
+                entries.removeAll { $0.isEnded }
+                endedCount = 0
+            }
             if drainer.claim(hasWork: outcome.ticket != 0) { outcome.mustDrain = true }
         }
 
@@ -99,27 +113,31 @@ extension ObserverTable {
             return nil
         }
 
-        /// Ends the entry at `index`: it stops receiving at once, and its stopped notice is queued.
+        /// Ends the live entry at `index`: it stops receiving at once, and its stopped notice is queued. It stays,
+        /// hollow, where it is (see ``entries``).
         @inlinable
         mutating func end(
             at index: Int, last: Observer?, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome
         ) {
-            let entry = entries.remove(at: index)
-            entry.life.close()
+            let life = entries[index].life
+            life.close()
             // Calls begin under this lock, so the ones running now are all a removal may have to wait for.
-            if entry.life.runningCalls > 0 { outcome.ended.append(entry.life) }
-            if let object = entry.object, entryByObject[object.id] == entry.id {
+            if life.runningCalls > 0 { outcome.ended.append(life) }
+            if let object = entries[index].object, entryByObject[object.id] == entries[index].id {
                 entryByObject[object.id] = nil
             }
+            entries[index].hollow(&graveyard)
+            endedCount += 1
             if let last {
                 graveyard.keep(last)
                 enqueue(.stopped(last), &outcome)
             }
         }
 
-        /// Settles the entry at `index`; returns false when it ended (and was removed).
+        /// Settles the entry at `index`; returns false when it ended (now, or before).
         @inlinable
         mutating func settle(at index: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) -> Bool {
+            guard !entries[index].isEnded else { return false }
             switch entries[index].settle(&graveyard) {
             case .observing:
                 return true
@@ -147,34 +165,39 @@ extension ObserverTable {
         mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome)
             -> Int
         {
-            guard limit < entries.count else {
+            guard limit < liveCount else {
                 sweep(&graveyard, &outcome)
                 return 0
             }
             var index = firstIndex(after: sweptThrough)
             var kept = 0
-            for _ in 0..<limit {
-                guard !entries.isEmpty else { return 0 }
+            var settled = 0
+            // Ended entries are passed over, and counted only towards a bound on the whole pass.
+            for _ in 0..<entries.count where settled < limit {
                 if index >= entries.count { index = 0 }
                 sweptThrough = entries[index].id
-                if settle(at: index, &graveyard, &outcome) {
-                    index += 1
-                    kept += 1
+                if !entries[index].isEnded {
+                    settled += 1
+                    if settle(at: index, &graveyard, &outcome) { kept += 1 }
                 }
+                index += 1
             }
-            return entries.count - kept
+            return liveCount - kept
         }
 
         /// Whether any of up to `limit` entries, going on after the last one checked and wrapping around, would
         /// end if settled. Ends nothing.
         @inlinable
         mutating func hasEnded(atMost limit: Int, _ graveyard: inout Graveyard<Observer>) -> Bool {
-            guard !entries.isEmpty else { return false }
             var index = firstIndex(after: checkedThrough)
-            for _ in 0..<min(limit, entries.count) {
+            var checked = 0
+            for _ in 0..<entries.count where checked < limit {
                 if index >= entries.count { index = 0 }
                 checkedThrough = entries[index].id
-                if entries[index].wouldEnd(&graveyard) { return true }
+                if !entries[index].isEnded {
+                    checked += 1
+                    if entries[index].wouldEnd(&graveyard) { return true }
+                }
                 index += 1
             }
             return false
@@ -184,7 +207,7 @@ extension ObserverTable {
         @inlinable
         mutating func noteMutation(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             mutationsSinceSweep += 1
-            if mutationsSinceSweep >= max(16, entries.count) {
+            if mutationsSinceSweep >= max(16, liveCount) {
                 sweep(&graveyard, &outcome)
             }
         }

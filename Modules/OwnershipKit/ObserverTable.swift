@@ -170,8 +170,8 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
         var graveyard = Graveyard<Observer>()
         return state.withLock { state in
             var outcome = Outcome()
-            var index = 0
-            while index < state.entries.count {
+            // Ending entries moves none of the others (they stay, hollow, until `claimDrain`).
+            for index in state.entries.indices where !state.entries[index].isEnded {
                 var changed = false
                 if state.entries[index].isSelfOwned, state.entries[index].object?.refers(to: owner) == true {
                     state.entries[index].isSelfOwned = false
@@ -181,10 +181,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
                     state.entries[index].owners.remove(at: position)
                     changed = true
                 }
-                if changed, !state.settle(at: index, &graveyard, &outcome) {
-                    continue
-                }
-                index += 1
+                if changed { _ = state.settle(at: index, &graveyard, &outcome) }
             }
             state.noteMutation(&graveyard, &outcome)
             state.claimDrain(&outcome)
@@ -268,7 +265,7 @@ public final class ObserverTable<Observer: Sendable, Event: Sendable>: Sendable 
     public func notify(_ event: Event) {
         let outcome = state.withLock { state in
             var outcome = Outcome()
-            guard !state.entries.isEmpty else { return outcome }
+            guard state.liveCount > 0 else { return outcome }
             state.enqueue(.event(event, state.entries), &outcome)
             state.claimDrain(&outcome)
             return outcome

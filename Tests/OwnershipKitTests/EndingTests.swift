@@ -76,6 +76,90 @@ struct EndingTests {
         }
     }
 
+    @Test("An observer ended among many is released at once, before the table drops its ended entries")
+    func releasedBeforeCompaction() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let probe = LeakTracker()
+            let owners = (0..<40).map { _ in tracker.track(Owner()) }
+            let kept = (0..<40).filter { $0 != 7 }.map { index in
+                let observer = tracker.track(Recorder("observer \(index)"))
+                table.add(observer, owner: owners[index])
+                return observer
+            }
+            do {
+                let ended = probe.track(tracker.track(Recorder("observer 7")))
+                table.add(ended, owner: owners[7])
+            }
+            table.removeObservers(ownedBy: owners[7])
+            // A self-owned observer whose projection holds something: removing itself lets go of that too.
+            let selfOwned = tracker.track(Recorder("self-owned"))
+            do {
+                let captured = probe.track(tracker.track(Owner("captured by the projection")))
+                table.add(
+                    selfOwned,
+                    as: {
+                        withExtendedLifetime(captured) {}
+                        return $0
+                    })
+            }
+            table.removeObservers(ownedBy: selfOwned)
+            // Two ended entries are far from as many as the live ones: they are still in the table, hollow.
+            #expect(probe.survivors.isEmpty, "the table let go of the observer, and the projection, as they ended")
+            table.notify(1)
+            #expect(kept.allSatisfy { $0.events == [1] })
+            #expect(table.observerCount == 39)
+            #expect(table.inspect().count == 39, "the inspection lists live observers only")
+            withExtendedLifetime(owners) {}
+        }
+    }
+
+    @Test(
+        "Observers ended one by one, hundreds of them: the rest receive in order, counts see the live ones, and a bounded sweep counts only them"
+    )
+    func endedOneByOne() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let count = 600
+            let observers = (0..<count).map { tracker.track(Recorder("observer \($0)")) }
+            var owners: [Owner?] = observers.map { _ in tracker.track(Owner()) }
+            for (observer, owner) in zip(observers, owners) { table.add(observer, owner: owner!) }
+            // Two of every three end, by three ways in turn: removal by owner, the owner's death then a sweep of
+            // a few entries, and the owner's death found by a delivery. A notification every 50 endings.
+            var notified: [Int] = []
+            let ending = (0..<count).filter { $0 % 3 != 0 }
+            for (step, index) in ending.enumerated() {
+                switch step % 3 {
+                case 0: table.removeObservers(ownedBy: owners[index]!)
+                case 1:
+                    owners[index] = nil
+                    table.sweep()
+                default: owners[index] = nil
+                }
+                if step % 50 == 49 {
+                    notified.append(step)
+                    table.notify(step)
+                }
+            }
+            table.sweep()
+            let live = (0..<count).filter { $0 % 3 == 0 }
+            #expect(table.observerCount == live.count)
+            #expect(table.inspect().map(\.id) == live.map { UInt64($0 + 1) }, "live ones, in the order they came")
+            #expect(live.allSatisfy { observers[$0].events == notified })
+            #expect(ending.allSatisfy { observers[$0].stoppedCount == 1 })
+            // Ended entries are not counted as entries a bounded sweep left.
+            #expect(table.sweep(atMost: 10) == live.count - 10)
+            // Added after: delivered after the others, in order.
+            let late = tracker.track(Recorder("late"))
+            let lateOwner = tracker.track(Owner())
+            table.add(late, owner: lateOwner)
+            table.notify(-1)
+            #expect(late.events == [-1])
+            #expect(live.allSatisfy { observers[$0].events == notified + [-1] })
+            withExtendedLifetime((owners, lateOwner)) {}
+        }
+    }
+
     @Test("A bounded check finds an observer whose owners died, going round the table, and ends nothing")
     func boundedCheckGoesRound() {
         expectNoLeaks { tracker in
