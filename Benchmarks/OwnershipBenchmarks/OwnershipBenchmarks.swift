@@ -54,6 +54,22 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // Ending many observers one by one, as stopping a screen's worth of live queries does: each token cancelled in
+    // turn. Per ending = the figure / the count; it stays flat as the count grows tenfold when ending is O(1).
+    for count in [1_000, 10_000] {
+        Benchmark(
+            "Ending: \(count) observers, each token cancelled in turn",
+            configuration: .init(warmupIterations: 1, maxDuration: .seconds(5), maxIterations: 20)
+        ) { benchmark in
+            let table = makeTable()
+            let tokens = (0..<count).map { _ in table.observe(ClosureListener { blackHole($0) }) }
+            benchmark.startMeasurement()
+            for token in tokens { token.cancel() }
+            benchmark.stopMeasurement()
+            blackHole(table)
+        }
+    }
+
     // One notification to 5,000 observers; per delivery = the figure / 5,000.
     Benchmark("Fan-out: 1 notification to \(fanOut) closure observers (external owner)") { benchmark in
         let table = makeTable()
