@@ -158,9 +158,9 @@ extension ObserverTable {
             }
         }
 
-        /// Settles up to `limit` entries, going on from where the last bounded sweep stopped and wrapping around, so
-        /// that successive calls visit every entry in turn (``ObserverTable/sweep(atMost:)``). Returns how many
-        /// entries it left without looking at them.
+        /// Settles up to `limit` live entries, going on from where the last bounded sweep stopped and wrapping
+        /// around, so that successive calls visit every entry in turn (``ObserverTable/sweep(atMost:)``). Returns
+        /// how many live entries it left without looking at them.
         @inlinable
         mutating func sweep(atMost limit: Int, _ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome)
             -> Int
@@ -173,7 +173,8 @@ extension ObserverTable {
             var kept = 0
             var settled = 0
             // Ended entries are passed over, and counted only towards a bound on the whole pass.
-            for _ in 0..<entries.count where settled < limit {
+            for _ in 0..<entries.count {
+                guard settled < limit else { break }
                 if index >= entries.count { index = 0 }
                 sweptThrough = entries[index].id
                 if !entries[index].isEnded {
@@ -185,13 +186,14 @@ extension ObserverTable {
             return liveCount - kept
         }
 
-        /// Whether any of up to `limit` entries, going on after the last one checked and wrapping around, would
-        /// end if settled. Ends nothing.
+        /// Whether any of up to `limit` live entries, going on after the last one checked and wrapping around,
+        /// would end if settled. Ends nothing.
         @inlinable
         mutating func hasEnded(atMost limit: Int, _ graveyard: inout Graveyard<Observer>) -> Bool {
             var index = firstIndex(after: checkedThrough)
             var checked = 0
-            for _ in 0..<entries.count where checked < limit {
+            for _ in 0..<entries.count {
+                guard checked < limit else { break }
                 if index >= entries.count { index = 0 }
                 checkedThrough = entries[index].id
                 if !entries[index].isEnded {
