@@ -281,14 +281,15 @@ final class LiveQueryEngine: Sendable {
             registration.published.withLock { $0.take() }?.remove(registration)
             state.inbox.remove(registration)
             var released = Released()
-            if var evaluation = state.evaluations[registration.query] {
-                evaluation.registrations[ObjectIdentifier(registration)] = nil
-                if evaluation.registrations.isEmpty {
-                    released.evaluation = state.evaluations.removeValue(forKey: registration.query)
-                    state.relevance.remove(registration.query, holding: evaluation.ids)
-                } else {
-                    state.evaluations[registration.query] = evaluation
-                }
+            // In place: a copy of the evaluation would share its observers' table with the one left in, and removing
+            // one from it would copy them all; taking the evaluation out and putting it back would hash its query's
+            // neighbours in the table again.
+            state.evaluations[registration.query]?.registrations[ObjectIdentifier(registration)] = nil
+            if state.evaluations[registration.query]?.registrations.isEmpty == true,
+                let evaluation = state.evaluations.removeValue(forKey: registration.query)
+            {
+                state.relevance.remove(registration.query, holding: evaluation.ids)
+                released.evaluation = evaluation
             }
             if !state.isObserving {
                 // Nothing to bring up to date any more: the consumer ends, and so do its inbox and subscription.
@@ -453,6 +454,12 @@ final class LiveQueryEngine: Sendable {
         if watch { watchForQuiet() }
     }
 
+    /// Adds `registration` to `evaluation`'s observers, in place, and returns the evaluation as it now is.
+    private static func join(_ registration: Registration, _ evaluation: inout Evaluation) -> Evaluation {
+        evaluation.registrations[ObjectIdentifier(registration)] = registration
+        return evaluation
+    }
+
     /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
     func start(_ registration: Registration) async {
         // The clock is read before the lock, which stays short.
@@ -463,13 +470,16 @@ final class LiveQueryEngine: Sendable {
             else {
                 return nil
             }
-            var evaluation =
-                state.evaluations[registration.query]
-                ?? Evaluation(
-                    published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))
-            if evaluation.registrations.isEmpty { state.relevance.add(registration.query) }
-            evaluation.registrations[ObjectIdentifier(registration)] = registration
-            state.evaluations[registration.query] = evaluation
+            if state.evaluations[registration.query]?.registrations.isEmpty ?? true {
+                state.relevance.add(registration.query)
+            }
+            // In place (see `unregister`).
+            let evaluation = Self.join(
+                registration,
+                &state.evaluations[
+                    registration.query,
+                    default: Evaluation(
+                        published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))])
             registration.published.withLock { $0 = evaluation.published }
             // Joined under the lock that checked it is registered, which unregister takes to leave: it leaves after
             // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
