@@ -52,6 +52,8 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
     let names = [
         "Tether commit p50 (µs)", "Tether commit p99 (µs)", "Tether results computed",
         "GRDB commit p50 (µs)", "GRDB commit p99 (µs)", "GRDB fetches",
+        "Tether starting every observer (µs)", "Tether stopping every observer (µs)",
+        "GRDB starting every observer (µs)", "GRDB stopping every observer (µs)",
     ]
     let metrics = names.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
     Benchmark(name, configuration: scenario(metrics)) { benchmark in
@@ -59,17 +61,31 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         let summary = Runs(name)
         let (store, pool) = try await fixture.sides()
         let handlerQueue = DispatchQueue(label: "handlers")
+        // Starting (until every observer has its first result) and stopping, once per benchmark: the cost of a
+        // screen's worth of observers of one query coming and going.
+        var started = nowMicroseconds()
         let liveQueries = try (0..<observers).map { _ in
             try fixture.tetherQuery(store).observeLocal(deliverOn: handlerQueue) { _, _ in }
         }
+        await store.waitForLiveQueries()
+        handlerQueue.sync {}
+        let tetherStart = nowMicroseconds() - started
         let fetches = Counter()
         let shared = Fixture.grdbObservation(fetches: fetches).shared(
             in: pool, scheduling: .async(onQueue: DispatchQueue(label: "grdb")))
         let arrivals = Arrivals()
+        let firstResults = Counter()
+        started = nowMicroseconds()
         let subscriptions = (0..<observers).map { _ in
-            shared.start(onError: { print("\($0)") }, onChange: { arrivals.saw(newestSeq($0)) })
+            shared.start(
+                onError: { print("\($0)") },
+                onChange: {
+                    arrivals.saw(newestSeq($0))
+                    firstResults.increment()
+                })
         }
-        await store.waitForLiveQueries()
+        _ = try await waitUntil { firstResults.count >= observers }
+        let grdbStart = nowMicroseconds() - started
         for run in 0..<runs {
             let seqBase = run * 200
             let before = store.statistics
@@ -93,8 +109,14 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
             summary.record(benchmark, metrics[4], percentile(99, grdb.commits))
             summary.record(benchmark, metrics[5], fetches.count - fetchesBefore)
         }
-        summary.printSummary()
+        started = nowMicroseconds()
         for liveQuery in liveQueries { await liveQuery.stop() }
+        summary.record(benchmark, metrics[6], tetherStart)
+        summary.record(benchmark, metrics[7], nowMicroseconds() - started)
+        started = nowMicroseconds()
         for subscription in subscriptions { subscription.cancel() }
+        summary.record(benchmark, metrics[8], grdbStart)
+        summary.record(benchmark, metrics[9], nowMicroseconds() - started)
+        summary.printSummary()
     }
 }

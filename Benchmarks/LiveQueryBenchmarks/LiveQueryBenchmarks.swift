@@ -15,7 +15,7 @@ let benchmarks: @Sendable () -> Void = {
     latencyScenario(rate: 100, count: 200, documents: 10_000, runs: 3)
     slowConsumerScenario(count: 100_000, blocks: 50, documents: 10_000, runs: 5)
     irrelevantScenario(documents: 10_000, runs: 3)
-    for observers in [0, 1, 100, 1_000] {
+    for observers in [0, 1, 100, 1_000, 10_000] {
         fanOutScenario(observers: observers, documents: 10_000, runs: 3)
     }
     parametersScenario(observers: 1_000, documents: 10_000, runs: 3, comparesGRDB: true)

@@ -24,6 +24,7 @@ func parametersScenario(observers: Int, documents: Int, runs: Int, comparesGRDB:
             + [
                 "latency p50 (µs)", "latency p99 (µs)", "commit p99 (µs)", "commit p99, unobserved (µs)",
                 "commit p99, observed ÷ unobserved (%)", "CPU per commit (µs)", "CPU per commit, unobserved (µs)",
+                "stopping every observer (µs)",
             ].map { "\(side) \($0)" }
     }
     figuresBenchmark(name, figures: names, documents: documents) { fixture, store, pool, record in
@@ -68,7 +69,10 @@ func parametersScenario(observers: Int, documents: Int, runs: Int, comparesGRDB:
                 percentile(99, observed.commits) * 100 / max(1, percentile(99, unobserved.commits)))
             record("\(side) CPU per commit (µs)", observedUsage.cpuMicroseconds / count)
             record("\(side) CPU per commit, unobserved (µs)", unobservedUsage.cpuMicroseconds / count)
+            // One by one, as a screen's worth of observers goes: Tether's stops return once each observer has ended.
+            let stopping = nowMicroseconds()
             await stop()
+            record("\(side) stopping every observer (µs)", nowMicroseconds() - stopping)
         }
 
         for runIndex in 0..<runs {
