@@ -42,6 +42,19 @@ struct RelevanceIndexTests {
         }
     }
 
+    /// Commits a document and returns how many queries its changes were checked against: `checks(document)`.
+    struct Checks {
+        let store: Store
+        let items: StoreCollection
+
+        func callAsFunction(_ document: JSONValue) async throws -> Int {
+            let before = store.statistics.relevanceChecks
+            _ = try await items.upsert(document)
+            await store.waitForLiveQueries()
+            return store.statistics.relevanceChecks - before
+        }
+    }
+
     @Test(
         "Equalities, IN and an equality inside && file a query by value; a document leaving a result reaches it; a query with no equality is reached by every commit",
         arguments: TestStores.kinds)
@@ -57,13 +70,7 @@ struct RelevanceIndexTests {
         await store.waitForLiveQueries()
         try await observers.expectCurrent("first results")
 
-        /// Commits `document` and returns how many queries its changes were checked against.
-        func checks(_ document: JSONValue) async throws -> Int {
-            let before = store.statistics.relevanceChecks
-            _ = try await items.upsert(document)
-            await store.waitForLiveQueries()
-            return store.statistics.relevanceChecks - before
-        }
+        let checks = Checks(store: store, items: items)
 
         // By value: `group == 'a'`, and `n > 100`, which has no equality.
         #expect(try await checks(["_id": "x", "group": "a", "n": 1]) == 2)
@@ -94,7 +101,7 @@ struct RelevanceIndexTests {
     }
 
     @Test(
-        "Queries of one shape that share a value and differ in another are filed under the one they do not share, and an observer that stops is unfiled",
+        "Queries of one shape that share a value and differ in another are filed under the one they do not share, in either order of observing",
         arguments: TestStores.kinds)
     func sharedValue(kind: String) async throws {
         let store = try TestStores.make(kind)
@@ -103,12 +110,7 @@ struct RelevanceIndexTests {
         let observers = try Observers(items, texts)
         await store.waitForLiveQueries()
 
-        func checks(_ document: JSONValue) async throws -> Int {
-            let before = store.statistics.relevanceChecks
-            _ = try await items.upsert(document)
-            await store.waitForLiveQueries()
-            return store.statistics.relevanceChecks - before
-        }
+        let checks = Checks(store: store, items: items)
 
         // Its own store's query and the query of every item; not the nineteen others, which share `type`.
         #expect(try await checks(["_id": "a", "type": "item", "store": "s3"]) == 2)
