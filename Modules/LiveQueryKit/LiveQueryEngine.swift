@@ -86,8 +86,6 @@ final class LiveQueryEngine: Sendable {
         var sweepDebt = 0
         /// Watching for the writer to pause before the rest of the table is swept (see `LiveQueryEngine+Sweep`).
         var sweepWatch = SweepWatch.idle
-        /// Commits kept without a round since every query was held back (see ``LiveQueryEngine/heldCommitsPerCheck``).
-        var heldCommits = 0
         /// When the last commit was received, on the time source's `elapsed`, while signals are anticipated: a
         /// computation ahead of a signal is not made while the writer is still committing (see
         /// ``LiveQueryEngine/writerActiveWindow``).
@@ -153,7 +151,8 @@ final class LiveQueryEngine: Sendable {
     /// observers (going round the table) for owners that died, and only if one did runs a round, which sweeps it —
     /// an observer whose owner died while busy would otherwise hold its query back, and stay registered, until a
     /// signal that never comes. (A round every 16 commits cost the slow-consumer benchmark's writer 13 %; the check
-    /// costs one lock and at most 128 weak loads.)
+    /// costs one lock and at most 128 weak loads.) Commits are counted from the last check, or from the last round
+    /// that took the kept commits; rounds that only sweep take none, and do not start the count again.
     static let heldCommitsPerCheck = 16
 
     let documents: any DocumentStore
@@ -323,8 +322,7 @@ final class LiveQueryEngine: Sendable {
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1
-                state.heldCommits += 1
-                return (nil, startsQuietWatch(&state), state.heldCommits % Self.heldCommitsPerCheck == 0)
+                return (nil, startsQuietWatch(&state), state.inbox.changes.isCheckDue(every: Self.heldCommitsPerCheck))
             }
             // Nothing held back — or the changes kept while everything was held have reached their bound, and the
             // consumer, parked, merges them in a round (which holds them back again) rather than this thread.
@@ -438,7 +436,6 @@ final class LiveQueryEngine: Sendable {
         let (waiters, watch) = state.withLock { state in
             state.statistics.rounds += 1
             state.isRunningOwedWork = false
-            state.heldCommits = 0
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
             // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
             if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }

@@ -29,6 +29,9 @@ struct PendingChanges: Sendable {
     private(set) var wereAllHeldBack = true
     /// The sets appended and not yet counted as held back (see ``countAsHeldBack()``).
     private var uncountedSets = 0
+    /// Sets kept, or counted as held back, since the engine last checked for dead owners or these were taken: a round
+    /// that only sweeps takes nothing, and leaves the count (see ``isCheckDue(every:)``).
+    private var heldSinceCheck = 0
 
     /// How many sets are kept unmerged (a few hundred bytes each, with the documents they carry).
     static let limit = 256
@@ -59,6 +62,7 @@ struct PendingChanges: Sendable {
     /// Keeps a commit's set that came while every query was held back: merged into the last set pending, in commit
     /// order (a merged set bounds its own documents). The first set pending is kept as it is.
     mutating func keep(_ set: ChangeSet) {
+        heldSinceCheck += 1
         if sets.isEmpty {
             guard folded != nil else {
                 folded = set
@@ -84,10 +88,19 @@ struct PendingChanges: Sendable {
     /// as held back (``wereAllHeldBack``), as those ``keep(_:)`` merges in are counted as they come.
     mutating func countAsHeldBack() -> Int {
         defer {
+            heldSinceCheck += uncountedSets
             uncountedSets = 0
             wereAllHeldBack = true
         }
         return uncountedSets
+    }
+
+    /// Whether `count` sets have been held back since the last check for dead owners (or since these changes were
+    /// taken), starting the count again if so (``LiveQueryEngine/heldCommitsPerCheck``).
+    mutating func isCheckDue(every count: Int) -> Bool {
+        guard heldSinceCheck >= count else { return false }
+        heldSinceCheck = 0
+        return true
     }
 
     /// Everything pending, merged in commit order; nil when nothing is. Called on a copy, outside the engine's lock.

@@ -74,4 +74,45 @@ struct ManyOwnersTests {
         #expect(store.statistics.observers == 0)
         withExtendedLifetime(owners) {}
     }
+
+    @Test(
+        "Every query held back, owners dead: the commits kept before rounds that only sweep still count toward the check that releases the rest",
+        arguments: TestStores.kinds)
+    func checkCountsAcrossSweepingRounds(kind: String) async throws {
+        let clock = ManualTimeSource()
+        let store = try TestStores.make(kind, anticipatesSignals: false, timeSource: clock)
+        let items = store.collection("items")
+        // Two rounds' share of observers, each busy for good with its first result: the query is held back.
+        let received = LockedValue(0)
+        let count = 2 * 128
+        var owners = (0..<count).map { _ in ObservationTests.Owner() }
+        for owner in owners {
+            try items.find("group == 'a'").observeLocalWithNextSignal(owner: owner) { _, _, _ in
+                received.withLock { $0 += 1 }
+            }
+        }
+        try await eventually { received.withLock { $0 } == count }
+        await store.waitForLiveQueries()
+        let rounds = store.statistics.rounds
+        _ = try await items.upsert(["_id": "kept", "group": "b"])
+        #expect(store.statistics.rounds == rounds, "every query held back: the commit is kept without a round")
+        // A round that takes the kept commit looks at one half of the table, owners alive, and leaves the other half
+        // to rounds that only sweep once the writer pauses. Then every owner dies.
+        await store.waitForLiveQueries()
+        owners.removeAll()
+        for index in 0..<10 { _ = try await items.upsert(["_id": .string("before \(index)"), "group": "b"]) }
+        // The writer pauses: the first quiet period saw the commits come, the second passes, and a round that only
+        // sweeps releases the half not yet looked at.
+        for _ in 0..<5 where store.statistics.observers > 128 {
+            #expect(await clock.waitForSleepers(1), "the engine watches for the writer to pause")
+            clock.advance(by: .milliseconds(20))
+            try await eventually { store.statistics.observers == 128 || clock.sleeperCount > 0 }
+        }
+        #expect(store.statistics.observers == 128, "the half looked at while its owners lived is left")
+        // Sixteen commits kept since the last round that took any: the check finds the dead owners, and a round
+        // releases them.
+        for index in 0..<6 { _ = try await items.upsert(["_id": .string("after \(index)"), "group": "b"]) }
+        try await eventually { store.statistics.observers == 0 }
+        withExtendedLifetime(owners) {}
+    }
 }
