@@ -107,13 +107,36 @@ struct LiveQueryOwnerChurnStressTests {
         // query is held back by a busy observer (a next-signal one whose owner died before it signalled): then the
         // engine checks for dead owners at one commit in 16 (HeldBackTests.ownerDiesWhileHeldBack).
         for index in 0..<16 { try await items.upsert(["_id": .string("last \(index)")]) }
-        try await eventually {
-            for queue in queues { queue.sync {} }
-            return store.statistics.observers == 0
+        do {
+            try await eventually {
+                for queue in queues { queue.sync {} }
+                return store.statistics.observers == 0
+            }
+        } catch {
+            Issue.record("still observing after the churn: \(leftObserving(store))")
+            throw error
         }
         signallers.sync(flags: .barrier) {}
         #expect(commits > 0)
         #expect(tally.callsAfterDeinit == 0, "calls after their owner's deinit began")
         #expect(lateAfterStop.withLock { $0 } == 0, "calls after stop() returned")
     }
+}
+
+/// What a store still observes, for a wait that did not end: the engine's counts, and each query's observers in its
+/// table — live, busy — so that a failure says whether the engine kept observers the table had ended.
+private func leftObserving(_ store: Store) -> String {
+    let inspection = store.inspect()
+    let statistics = inspection.statistics
+    let queries = inspection.liveQueries.map { query in
+        let busy = query.observers.filter(\.isBusy).count
+        let live = query.observers.filter(\.isObserving).count
+        return "\(query.query): \(query.observers.count) in the table, \(live) observing, \(busy) busy"
+            + (query.isHeldBack ? ", held back" : "")
+    }
+    return
+        "\(statistics.observers) observers of \(statistics.queries) queries registered; \(statistics.rounds) rounds, "
+        + "\(statistics.deferrals) commits held back, last commit \(inspection.lastCommit), caught up to "
+        + "\(statistics.caughtUpCommit); "
+        + (queries.isEmpty ? "no query in the table" : queries.joined(separator: "; "))
 }
