@@ -78,12 +78,8 @@ struct QueryLexer {
         let character = characters[index]
         func positioned(_ token: QueryToken) -> PositionedToken { PositionedToken(token: token, column: column) }
 
-        for symbol in ["==", "!=", "<=", ">=", "&&", "||"] where matches(symbol) {
-            index += 2
-            return positioned(.symbol(QueryToken.Symbol(rawValue: symbol)!))
-        }
-        if let symbol = QueryToken.Symbol(rawValue: String(character)) {
-            index += 1
+        if let symbol = symbol(at: character) {
+            index += symbol.rawValue.count
             return positioned(.symbol(symbol))
         }
         if character == "=" {
@@ -108,10 +104,38 @@ struct QueryLexer {
         throw QueryError("unexpected character '\(character)'", query: query, column: column)
     }
 
+    /// The symbol starting at the current character, two characters long if it can be (`<=` before `<`). Read in
+    /// place: a query is lexed each time a `find` is observed, run or changed.
+    func symbol(at character: Character) -> QueryToken.Symbol? {
+        let following = index + 1 < characters.count ? characters[index + 1] : nil
+        switch (character, following) {
+        case ("=", "="): return .equal
+        case ("!", "="): return .notEqual
+        case ("<", "="): return .lessOrEqual
+        case (">", "="): return .greaterOrEqual
+        case ("&", "&"): return .and
+        case ("|", "|"): return .or
+        case ("<", _): return .less
+        case (">", _): return .greater
+        case ("!", _): return .not
+        case ("(", _): return .openParen
+        case (")", _): return .closeParen
+        case ("[", _): return .openBracket
+        case ("]", _): return .closeBracket
+        case (",", _): return .comma
+        case (".", _): return .dot
+        default: return nil
+        }
+    }
+
+    /// Whether `text` comes next, compared in place.
     func matches(_ text: String) -> Bool {
-        let expected = Array(text)
-        guard index + expected.count <= characters.count else { return false }
-        return Array(characters[index..<(index + expected.count)]) == expected
+        var position = index
+        for expected in text {
+            guard position < characters.count, characters[position] == expected else { return false }
+            position += 1
+        }
+        return true
     }
 
     mutating func identifier() -> String {
