@@ -75,6 +75,11 @@ final class LiveQueryEngine: Sendable {
         /// the consumer, until an observer goes idle, a new one comes, someone waits to catch up, a computation
         /// ahead of a signal is due, or the writer has been quiet for the quiet period.
         var isAllHeld = false
+        /// A check for dead owners is due while every query is held back, and the consumer cannot make it now: a
+        /// check found one while the consumer was busy with a round, which may end by holding every query back again
+        /// (``LiveQueryEngine/wakeToSweep()``), or commits the consumer counted as held back as it parked brought
+        /// the count to ``LiveQueryEngine/heldCommitsPerCheck``. The next round runs, and sweeps, all the same.
+        var isSweepDue = false
         /// Some query's changes are held back (as of the last round).
         var hasHeld = false
         /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
@@ -339,12 +344,15 @@ final class LiveQueryEngine: Sendable {
 
     /// Every query is held back and an observer's owners have died: the consumer runs a round — the commits kept
     /// so far, merged into the held-back changes, and a sweep that releases the observer.
+    ///
+    /// A consumer busy with a round would end it by holding every query back again, and then keep the commits
+    /// rather than run: the sweep stays due (``State/isSweepDue``) for the round after.
     func wakeToSweep() {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.isAllHeld else { return nil }  // a round comes anyway
             state.isAllHeld = false
             let resume = state.inbox.resumeIfWaiting()
-            if let resume { state.isRunningOwedWork = resume.1.isOwed }
+            if let resume { state.isRunningOwedWork = resume.1.isOwed } else { state.isSweepDue = true }
             return resume
         }
         if let resume { resume.0.resume(returning: resume.1) }
@@ -411,12 +419,17 @@ final class LiveQueryEngine: Sendable {
         await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
             // Every query held back: commits that came during the last round stay in the inbox with those kept
             // from now on, until something wakes the consumer.
-            let isKeeping = state.isAllHeld && state.inbox.holdsOnlyChanges
+            let isKeeping = state.isAllHeld && state.inbox.holdsOnlyChanges && !state.isSweepDue
             // Commits appended while the last round ran, before it held every query back, are kept from now on:
             // counted as held back here, as `receive` counts those it keeps.
-            if isKeeping { state.statistics.deferrals += state.inbox.changes.countAsHeldBack() }
+            // They count toward the check for dead owners too: when one is due, a round that only sweeps makes it.
+            if isKeeping {
+                state.statistics.deferrals += state.inbox.changes.countAsHeldBack()
+                if state.inbox.changes.isCheckDue(every: heldCommitsPerCheck) { state.isSweepDue = true }
+            }
             if !isKeeping, let work = state.inbox.take() {
                 state.isRunningOwedWork = work.isOwed
+                state.isSweepDue = false  // the round sweeps first
                 return .some(work)
             }
             state.isRunningOwedWork = false
@@ -424,8 +437,12 @@ final class LiveQueryEngine: Sendable {
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
             }
-            // Observers still to check for dead owners, and the writer paused: a round that only sweeps.
-            if owesSweep(state) { return .some(EngineInbox.Work()) }
+            // Observers still to check for dead owners, and the writer paused — or an owner found dead while every
+            // query was held back, and no commit kept: a round that only sweeps.
+            if owesSweep(state) || state.isSweepDue {
+                state.isSweepDue = false
+                return .some(EngineInbox.Work())
+            }
             return nil  // park until there is work
         }
     }

@@ -276,4 +276,34 @@ struct HeldBackTests {
         #expect(store.statistics.queries == 0)
         withExtendedLifetime(owner) {}
     }
+
+    @Test(
+        "An owner dies while every query is held back and the engine is busy with a round: the check's finding waits for the round after",
+        arguments: TestStores.kinds)
+    func ownerFoundDeadDuringARound(kind: String) async throws {
+        let documents = GatedDocumentStore(base: try TestStores.documents(kind))
+        let store = Store(documents, quietPeriod: nil, anticipatesSignals: false)
+        let items = store.collection("items")
+        let busy = LockedValue(0)
+        var owner: Owner? = Owner()
+        let survivor = Owner()
+        try items.find("group == 'a'").observeLocalWithNextSignal(owner: owner!) { _, _, _ in
+            busy.withLock { $0 += 1 }  // never signals
+        }
+        try await eventually { busy.withLock { $0 } == 1 }
+        await store.waitForLiveQueries()  // every query held back
+        // A new observer's round is held at its read; meanwhile the first observer's owner dies, and sixteen commits
+        // are kept, the last of which checks and finds it. The round then ends with every query held back again.
+        let gate = documents.holdNextRead()
+        try items.find("group == 'b'").observeLocalWithNextSignal(owner: survivor) { _, _, _ in
+            busy.withLock { $0 += 1 }  // never signals either
+        }
+        try await eventually { gate.isReached }
+        owner = nil
+        for index in 0..<16 { _ = try await items.upsert(["_id": .string("x\(index)"), "group": "c"]) }
+        gate.open()
+        try await eventually { busy.withLock { $0 } == 2 }
+        try await eventually { store.statistics.observers == 1 }
+        withExtendedLifetime(owner) {}
+    }
 }
