@@ -437,8 +437,8 @@ final class LiveQueryEngine: Sendable {
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
             }
-            // Observers still to check for dead owners, and the writer paused — or an owner found dead while every
-            // query was held back, and no commit kept: a round that only sweeps.
+            // Observers still to check for dead owners, and the writer paused — or a check for dead owners due while
+            // every query is held back (``State/isSweepDue``): a round that only sweeps.
             if owesSweep(state) || state.isSweepDue {
                 state.isSweepDue = false
                 return .some(EngineInbox.Work())
