@@ -47,6 +47,8 @@ extension ObserverTable {
         @usableFromInline var lastTicket: UInt64 = 0
         @usableFromInline var drainer = Drainer()
         @usableFromInline var mutationsSinceSweep = 0
+        /// How many entries were live when the last whole sweep ended: the next comes after as many mutations.
+        @usableFromInline var liveAfterSweep = 0
         /// The id of the last entry a bounded sweep settled: the next one goes on after it.
         @usableFromInline var sweptThrough: UInt64 = 0
         /// The id of the last entry a bounded check looked at (see ``ObserverTable/hasEnded(atMost:)``).
@@ -156,6 +158,7 @@ extension ObserverTable {
                 _ = settle(at: index, &graveyard, &outcome)
                 index -= 1
             }
+            liveAfterSweep = liveCount
         }
 
         /// Settles up to `limit` live entries, going on from where the last bounded sweep stopped and wrapping
@@ -205,11 +208,15 @@ extension ObserverTable {
             return false
         }
 
-        /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation.
+        /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation: as many
+        /// as the entries the last sweep left live (at least 16). Counted against those, not against the live count
+        /// now, which every addition raises as much as the mutations — with owners dying unnoticed between them, a
+        /// table that only grows would never sweep again. (Until 2026-11-28 it did not: 20 observers that stayed and
+        /// a thousand whose owners died one after another, with nothing delivered or removed, held all 1,020.)
         @inlinable
         mutating func noteMutation(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             mutationsSinceSweep += 1
-            if mutationsSinceSweep >= max(16, liveCount) {
+            if mutationsSinceSweep >= max(16, liveAfterSweep) {
                 sweep(&graveyard, &outcome)
             }
         }

@@ -48,6 +48,30 @@ struct EndingTests {
         }
     }
 
+    @Test(
+        "Observers whose owners die as others join are ended by the sweep after mutations, while some stay for good and the table only grows"
+    )
+    func sweptAfterMutationsWhileGrowing() {
+        expectNoLeaks { tracker in
+            let table = makeTable()
+            let staying = (0..<20).map { _ in tracker.track(Owner("staying")) }
+            let stayingObservers = staying.map { owner in tracker.track(Recorder("staying")) }
+            for (observer, owner) in zip(stayingObservers, staying) { table.add(observer, owner: owner) }
+            // A screen opens, observes, and is gone, a thousand times; nothing is ever delivered or removed. Each
+            // addition finds every earlier screen's owner dead, and no entry is held for more than a bounded number
+            // of additions.
+            var mostHeld = 0
+            for index in 0..<1_000 {
+                let screen = tracker.track(Owner("screen \(index)"))
+                table.add(tracker.track(Recorder("screen \(index)")), owner: screen)
+                mostHeld = max(mostHeld, table.inspect().count)
+            }
+            #expect(mostHeld <= 2 * staying.count + 16, "entries held at most: \(mostHeld)")
+            #expect(table.observerCount == staying.count)
+            withExtendedLifetime(staying) {}
+        }
+    }
+
     @Test("A bounded sweep looks at so many entries per call, going on where the last stopped, and reaches them all")
     func boundedSweepGoesRound() {
         expectNoLeaks { tracker in
