@@ -169,6 +169,10 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
 
     /// Stops the lane: no delivery starts from now on, and the waiting payload (and the last one kept for
     /// comparison) is released before this returns. A handler already running finishes undisturbed.
+    ///
+    /// Inlinable, so that a lane's owner in another module (every live query stops its lane) calls it specialised,
+    /// not through the generic entry point that looks up the lane's state type at run time.
+    @inlinable
     public func cancel() {
         let (released, first) = state.withLock { state -> ([Delivery<Payload>], Bool) in
             let first = !state.isCancelled

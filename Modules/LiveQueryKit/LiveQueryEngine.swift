@@ -287,13 +287,14 @@ final class LiveQueryEngine: Sendable {
             var released = Released()
             // In place: a copy of the evaluation would share its observers' table with the one left in, and removing
             // one from it would copy them all; taking the evaluation out and putting it back would hash its query's
-            // neighbours in the table again.
-            state.evaluations[registration.query]?.registrations[ObjectIdentifier(registration)] = nil
-            if state.evaluations[registration.query]?.registrations.isEmpty == true,
-                let evaluation = state.evaluations.removeValue(forKey: registration.query)
-            {
-                state.relevance.remove(registration.query, holding: evaluation.ids)
-                released.evaluation = evaluation
+            // neighbours in the table again. Found once: hashing a query walks its whole predicate.
+            if let index = state.evaluations.index(forKey: registration.query) {
+                state.evaluations.values[index].registrations[ObjectIdentifier(registration)] = nil
+                if state.evaluations.values[index].registrations.isEmpty {
+                    let evaluation = state.evaluations.remove(at: index).value
+                    state.relevance.remove(registration.query, holding: evaluation.ids)
+                    released.evaluation = evaluation
+                }
             }
             if !state.isObserving {
                 // Nothing to bring up to date any more: the consumer ends, and so do its inbox and subscription.
