@@ -16,8 +16,17 @@ struct EngineInbox: Sendable {
         /// Failed queries whose retry is due.
         var retries: Set<DocumentQuery> = []
 
+        /// Whether a check for dead owners found one while every query was held back, and this round is to release it
+        /// (``LiveQueryEngine/State/isSweepDue``).
+        var isSweepDue = false
+
         /// Whether catching up waits for this round: it starts observers or brings held-back queries up to date.
         var isOwed: Bool { !registrations.isEmpty || !wakes.isEmpty }
+
+        /// Whether the round only starts new observers: no changes, no query to wake or run again, no sweep due.
+        var onlyStarts: Bool {
+            changes.isEmpty && wakes.isEmpty && retries.isEmpty && !registrations.isEmpty && !isSweepDue
+        }
     }
 
     typealias Consumer = CheckedContinuation<Work?, Never>

@@ -47,6 +47,26 @@ struct ManyOwnersTests {
     }
 
     @Test(
+        "Owners dying by the hundred and no commit after: the observers started next release them, before as many have started as the table held",
+        arguments: TestStores.kinds)
+    func releasedAsObserversStart(kind: String) async throws {
+        let store = try TestStores.make(kind)
+        let items = store.collection("items")
+        var owners = try await Self.observeSixHundred(store)
+        owners.removeAll()
+        // Nothing is committed, and the new observers' queries are the dead ones' (a start hands out to the new
+        // observer alone): only the table's sweep, counted by its additions, finds the dead owners. The rounds that
+        // start the new observers check none themselves.
+        let staying = ObservationTests.Owner()
+        for index in 0..<600 {
+            try items.find("n == \(index % 100)").observeLocal(owner: staying, deliverOn: .inline) { _, _ in }
+        }
+        try await eventually(within: .seconds(30)) { store.statistics.observers == 600 }
+        #expect(store.statistics.observers == 600)
+        withExtendedLifetime((owners, staying)) {}
+    }
+
+    @Test(
         "While the writer commits, each round checks only its share of the observers for dead owners; the rest once the writer pauses",
         arguments: TestStores.kinds)
     func sweptOnceTheWriterPauses(kind: String) async throws {
