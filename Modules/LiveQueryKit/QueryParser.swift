@@ -34,8 +34,7 @@ struct QueryParser {
 
     /// Compiles `query` with `args`.
     static func predicate(_ query: String, args: [String: JSONValue]) throws(QueryError) -> DocumentPredicate {
-        var lexer = QueryLexer(query)
-        let tokens = try lexer.tokens()
+        let tokens = try QueryTokenCache.shared.tokens(query)
         guard tokens.first?.token != .end else {
             throw QueryError("the query is empty: use findAll() to match every document", query: query, column: 1)
         }
