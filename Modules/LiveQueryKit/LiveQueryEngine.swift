@@ -394,8 +394,8 @@ final class LiveQueryEngine: Sendable {
         // round the table: a round costs the same with 10,000 observers as with 100, and an observer whose owner
         // died is released within one trip round it, or once the writer pauses (its handler is never called: that
         // is checked at the call). A round that only starts new observers checks none: each observer added counts
-        // toward the observer table's own sweep of the whole table, which comes once the additions and removals
-        // since the last one match the entries it left live — an owner that died is found before as many more
+        // toward the observer table's own sweep of the whole table, which comes once the additions (and removals by
+        // owner) since the last one match the entries it left live — an owner that died is found before as many more
         // observers have started as the table held, as with a share in every round. Observers started in a burst
         // come two or three to a round: 128 checks in each went round a table filling to 10,000 about 55 times.
         if !onlyStarts {

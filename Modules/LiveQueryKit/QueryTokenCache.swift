@@ -24,10 +24,16 @@ final class QueryTokenCache: Sendable {
         if let kept = tokensByText.withLock({ $0[query] }) { return kept }
         var lexer = QueryLexer(query)
         let tokens = try lexer.tokens()
-        tokensByText.withLock { kept in
-            if kept.count >= capacity { kept.removeAll(keepingCapacity: true) }
+        let emptied = tokensByText.withLock { kept -> [String: [PositionedToken]]? in
+            var emptied: [String: [PositionedToken]]?
+            if kept.count >= capacity {
+                emptied = kept
+                kept = Dictionary(minimumCapacity: capacity)
+            }
             kept[query] = tokens
+            return emptied
         }
+        _ = consume emptied  // released here, outside the lock
         return tokens
     }
 
