@@ -485,7 +485,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     let suites: [(String, [Target.Dependency])] = [
         ("OwnershipBenchmarks", ["OwnershipKit"]),
         ("DeliveryBenchmarks", ["DeliveryKit"]),
-        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock", "HeapStatistics"]),
+        ("ResourceBenchmarks", ["ResourceKit", "TransportKit", "TetherClock", "BenchmarkSupport"]),
         (
             "InspectorBenchmarks",
             [
@@ -528,11 +528,11 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
     ]
     // glibc's heap statistics, for the bytes-per-object figures (Swift's Glibc module does not export mallinfo2).
     package.targets.append(.target(name: "HeapStatistics", path: "Benchmarks/HeapStatistics"))
-    // Pacing, percentiles and run summaries, shared by the suites.
+    // Pacing, percentiles, run summaries and heap bytes, shared by the suites.
     package.targets.append(
         .target(
             name: "BenchmarkSupport",
-            dependencies: ["TetherConcurrency", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["TetherConcurrency", "HeapStatistics", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/BenchmarkSupport"))
     // The other process of PostgresBenchmarks: observers that share only the server with the writer.
     package.targets.append(

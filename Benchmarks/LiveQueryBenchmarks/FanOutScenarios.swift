@@ -54,6 +54,7 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         "GRDB commit p50 (µs)", "GRDB commit p99 (µs)", "GRDB fetches",
         "Tether starting every observer (µs)", "Tether stopping every observer (µs)",
         "GRDB starting every observer (µs)", "GRDB stopping every observer (µs)",
+        "Tether heap bytes per observer", "GRDB heap bytes per observer",
     ]
     let metrics = names.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
     Benchmark(name, configuration: scenario(metrics)) { benchmark in
@@ -62,7 +63,9 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         let (store, pool) = try await fixture.sides()
         let handlerQueue = DispatchQueue(label: "handlers")
         // Starting (until every observer has its first result) and stopping, once per benchmark: the cost of a
-        // screen's worth of observers of one query coming and going.
+        // screen's worth of observers of one query coming and going. And the heap each side's observers hold once
+        // started (glibc's figure for the whole process: the other sides' threads are idle meanwhile).
+        var heapBefore = heapBytesInUse()
         var started = nowMicroseconds()
         let liveQueries = try (0..<observers).map { _ in
             try fixture.tetherQuery(store).observeLocal(deliverOn: handlerQueue) { _, _ in }
@@ -70,11 +73,13 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         await store.waitForLiveQueries()
         handlerQueue.sync {}
         let tetherStart = nowMicroseconds() - started
+        let tetherHeap = heapBytesPerObserver(since: heapBefore, observers: observers)
         let fetches = Counter()
         let grdbQueue = DispatchQueue(label: "grdb")
         let shared = Fixture.grdbObservation(fetches: fetches).shared(in: pool, scheduling: .async(onQueue: grdbQueue))
         let arrivals = Arrivals()
         let firstResults = Counter()
+        heapBefore = heapBytesInUse()
         started = nowMicroseconds()
         let subscriptions = (0..<observers).map { _ in
             shared.start(
@@ -86,6 +91,8 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         }
         _ = try await waitUntil { firstResults.count >= observers }
         let grdbStart = nowMicroseconds() - started
+        grdbQueue.sync {}
+        let grdbHeap = heapBytesPerObserver(since: heapBefore, observers: observers)
         for run in 0..<runs {
             let seqBase = run * 200
             let before = store.statistics
@@ -120,6 +127,16 @@ func fanOutScenario(observers: Int, documents: Int, runs: Int) {
         for subscription in subscriptions { subscription.cancel() }
         summary.record(benchmark, metrics[8], grdbStart)
         summary.record(benchmark, metrics[9], nowMicroseconds() - started)
+        if let tetherHeap, let grdbHeap {
+            summary.record(benchmark, metrics[10], tetherHeap)
+            summary.record(benchmark, metrics[11], grdbHeap)
+        }
         summary.printSummary()
     }
+}
+
+/// The heap grown since `before`, per observer; nil without heap statistics or observers.
+private func heapBytesPerObserver(since before: Int?, observers: Int) -> Int? {
+    guard let before, let now = heapBytesInUse(), observers > 0 else { return nil }
+    return (now - before) / observers
 }

@@ -2,7 +2,7 @@
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target ResourceBenchmarks
 
 import Benchmark
-import HeapStatistics
+import BenchmarkSupport
 import ResourceKit
 import Synchronization
 import TetherClock
@@ -36,12 +36,6 @@ func measureNewURLs(_ benchmark: Benchmark, countLimit: Int) {
         for path in fresh { blackHole(service.resource(path)) }
         benchmark.stopMeasurement()
     }
-}
-
-/// Bytes the C heap holds now (glibc's `mallinfo2`); nil where there is no such call.
-func heapBytesInUse() -> Int? {
-    let bytes = tether_heap_bytes_in_use()
-    return bytes < 0 ? nil : Int(bytes)
 }
 
 let bytesPerResource = BenchmarkMetric.custom("Bytes per resource", polarity: .prefersSmaller, useScalingFactor: false)
