@@ -150,7 +150,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             state.statistics.submitted += 1
             if var waiting = state.waiting.take() {
                 let older = waiting.payload
-                waiting.payload = coalescing.combine(older, payload)
+                waiting.payload = coalescing.coalesce(older, payload)
                 waiting.supersededCount += 1
                 state.waiting = waiting
                 state.statistics.coalesced += 1

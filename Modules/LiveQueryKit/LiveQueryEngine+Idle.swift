@@ -26,7 +26,7 @@ extension LiveQueryEngine {
     /// Two short turns of the engine's lock, the published result's between them: a round that ends meanwhile
     /// either sees the observer idle (and holds nothing back) or is followed by the second turn, which wakes it.
     func observerIdle(_ registration: Registration) {
-        guard let published = registration.published.withLock({ $0 }) else { return }
+        guard let published = registration.published else { return }
         let now = published.moment
         let query = registration.query
         let commitsKept = state.withLock { $0.hasKeptCommits }

@@ -29,15 +29,37 @@ extension LiveQueryEngine {
         let (published, serial, retryDelay) = state.withLock { state -> (PublishedResult?, UInt64, Duration?) in
             state.statistics.failures += 1
             state.failureSerial += 1
-            guard state.evaluations[query] != nil else { return (nil, state.failureSerial, nil) }
-            state.evaluations[query]?.isFailing = true
+            guard
+                let published = state.withEvaluation(
+                    of: query,
+                    {
+                        $0.isFailing = true
+                        return $0.published
+                    })
+            else {
+                return (nil, state.failureSerial, nil)
+            }
             state.relevance.failed(query)
             let delay = schedulesRetry(of: query, in: &state)
-            return (state.evaluations[query]!.published, state.failureSerial, delay)
+            return (published, state.failureSerial, delay)
         }
         if let retryDelay { retry(query, after: retryDelay) }
         let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
         if let published { handOut(failure, to: published.publish(failure).ready) }
+    }
+
+    /// Records a query's new result in its evaluation; returns its published result and content number.
+    private static func record(
+        _ result: [Document], ids: Set<String>?, commit: UInt64, isNew: Bool, in evaluation: inout Evaluation
+    ) -> (PublishedResult?, UInt64) {
+        if isNew { evaluation.content += 1 }
+        evaluation.documents = result
+        if let ids { evaluation.ids = ids }
+        evaluation.isEvaluated = true
+        evaluation.isFailing = false
+        evaluation.failureStreak = 0
+        evaluation.commit = commit
+        return (evaluation.published, evaluation.content)
     }
 
     /// Records a query's new result and offers it to its observers (see ``PublishedResult``). `changed`: the `_id`s
@@ -51,17 +73,10 @@ extension LiveQueryEngine {
         let ids = Self.ids(of: result, previous: previous?.2, changed: changed)
         let (published, content) = state.withLock { state -> (PublishedResult?, UInt64) in
             if changed != nil { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
-            guard var evaluation = state.evaluations[query] else { return (nil, 0) }
-            if isNew { evaluation.content += 1 }
-            evaluation.documents = result
-            state.relevance.published(query, ids: ids, previous: evaluation.ids)
-            if let ids { evaluation.ids = ids }
-            evaluation.isEvaluated = true
-            evaluation.isFailing = false
-            evaluation.failureStreak = 0
-            evaluation.commit = commit
-            state.evaluations[query] = evaluation
-            return (evaluation.published, evaluation.content)
+            // In place, through its index (see `State.withEvaluation`).
+            guard let index = state.evaluations.index(forKey: query) else { return (nil, 0) }
+            state.relevance.published(query, ids: ids, previous: state.evaluations.values[index].ids)
+            return Self.record(result, ids: ids, commit: commit, isNew: isNew, in: &state.evaluations.values[index])
         }
         // To the observers idle now; each busy one takes it (or a later one) when it signals — from its lane, when
         // none was idle. Slow ones have the next result computed just before they are due to signal.

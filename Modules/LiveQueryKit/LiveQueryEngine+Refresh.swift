@@ -109,13 +109,15 @@ extension LiveQueryEngine {
     static func hold(
         _ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, schedulingAhead: Bool, in state: inout State
     ) -> Hold? {
+        // Found once, through its index (see `State.withEvaluation`); nothing below adds or removes an evaluation.
+        guard let index = state.evaluations.index(forKey: query) else { return nil }
         // Taken out first, so that merging updates it in place rather than copying it.
-        var deferred = state.evaluations[query]?.deferred.take()
-        guard var evaluation = state.evaluations[query] else { return nil }
+        var deferred = state.evaluations.values[index].deferred.take()
         // From here on its commit is kept by hand: exact through the rounds that left it alone, and no further
         // while changes are held back.
-        evaluation.commit = evaluation.exactCommit(applied: state.catchUp.applied)
-        state.evaluations[query]?.commit = evaluation.commit
+        let applied = state.catchUp.applied
+        state.evaluations.values[index].commit = state.evaluations.values[index].exactCommit(applied: applied)
+        let evaluation = state.evaluations.values[index]
         // No observer can take a result now: compute none until one can (it wakes the query).
         let hold =
             evaluation.isFailing || evaluation.registrations.isEmpty
@@ -126,7 +128,7 @@ extension LiveQueryEngine {
             return .now(evaluation, deferred)
         }
         if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
-        state.evaluations[query]?.deferred = deferred
+        state.evaluations.values[index].deferred = deferred
         state.relevance.setHeld(query, true)
         if counting { state.statistics.deferrals += 1 }
         return .held(computeAhead: hold.computeAhead)
@@ -138,7 +140,7 @@ extension LiveQueryEngine {
         let taken = state.withLock { state -> (Evaluation, HeldChanges?)? in
             guard let evaluation = state.evaluations[query] else { return nil }
             guard let deferred = evaluation.deferred else { return (evaluation, nil) }
-            state.evaluations[query]?.deferred = nil
+            state.withEvaluation(of: query) { $0.deferred = nil }
             state.relevance.setHeld(query, false)
             // Observers that go idle from here on wait for the result about to be published.
             evaluation.published.release()
@@ -175,9 +177,7 @@ extension LiveQueryEngine {
             state.withLock { state in
                 state.statistics.skippedIrrelevant += 1
                 // Still exact at this commit, if that is known.
-                if let commit, let known = state.evaluations[query]?.commit {
-                    state.evaluations[query]?.commit = max(known, commit)
-                }
+                if let commit { state.withEvaluation(of: query) { $0.commit = max($0.commit, commit) } }
             }
             // Held-back changes that alter nothing publish nothing: an observer that went idle behind the latest
             // result, waiting for them, takes that result now.

@@ -12,12 +12,12 @@ extension LiveQueryEngine {
     /// Records a failure of `query` in its streak and returns the delay of the retry to schedule, if one is to be.
     /// Under the lock.
     func schedulesRetry(of query: DocumentQuery, in state: inout State) -> Duration? {
-        guard var evaluation = state.evaluations[query] else { return nil }
-        evaluation.failureStreak += 1
-        let delay = evaluation.isRetryScheduled ? nil : retry.delay(afterFailures: evaluation.failureStreak)
-        if delay != nil { evaluation.isRetryScheduled = true }
-        state.evaluations[query] = evaluation
-        return delay
+        state.withEvaluation(of: query) { evaluation in
+            evaluation.failureStreak += 1
+            let delay = evaluation.isRetryScheduled ? nil : retry.delay(afterFailures: evaluation.failureStreak)
+            if delay != nil { evaluation.isRetryScheduled = true }
+            return delay
+        } ?? nil
     }
 
     /// Sleeps `delay`, then hands `query` to the consumer to be run again.
@@ -28,8 +28,7 @@ extension LiveQueryEngine {
     /// A retry's wait is over: the query goes into the next round, if it is still observed.
     func retryIsDue(_ query: DocumentQuery) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.evaluations[query] != nil else { return nil }
-            state.evaluations[query]?.isRetryScheduled = false
+            guard state.withEvaluation(of: query, { $0.isRetryScheduled = false }) != nil else { return nil }
             state.isAllHeld = false
             let resume = state.inbox.retry(query)
             if let resume { state.isRunningOwedWork = resume.1.isOwed }

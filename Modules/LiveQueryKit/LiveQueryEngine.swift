@@ -136,6 +136,15 @@ final class LiveQueryEngine: Sendable {
             return resume
         }
 
+        /// Changes `query`'s evaluation in place; nil when it has none. Found through its index: `evaluations[query]?.x
+        /// = …` goes through the dictionary's `modify` coroutine, whose frame — big enough for a whole `Evaluation?` —
+        /// is allocated on the heap at every call.
+        @discardableResult
+        mutating func withEvaluation<R>(of query: DocumentQuery, _ body: (inout Evaluation) -> R) -> R? {
+            guard let index = evaluations.index(forKey: query) else { return nil }
+            return body(&evaluations.values[index])
+        }
+
         func isCaughtUp(with commit: UInt64) -> Bool {
             catchUp.isCaughtUp(with: commit, owedWork: hasOwedWork, observing: isObserving)
         }
@@ -231,7 +240,7 @@ final class LiveQueryEngine: Sendable {
             }
             let outcome = state.withLock { state -> Outcome in
                 // Ended before it got here (its owner died at once): unregister found nothing to remove.
-                guard !registration.stopped.withLock({ $0 }) else { return .stopped }
+                guard !registration.isStopped else { return .stopped }
                 // The last observer left while this one subscribed: subscribe again.
                 guard state.subscription != nil else { return .unsubscribed }
                 state.registered.insert(ObjectIdentifier(registration))
@@ -271,7 +280,7 @@ final class LiveQueryEngine: Sendable {
 
     /// Removes an observer (idempotent); the last one out ends the feed subscription and the consumer.
     func unregister(_ registration: Registration) {
-        registration.stopped.withLock { $0 = true }
+        registration.membership.withLock { $0.isStopped = true }
         registration.lane.cancel()
         struct Released {
             var evaluation: Evaluation?
@@ -282,7 +291,7 @@ final class LiveQueryEngine: Sendable {
         let released = state.withLock { state -> Released? in
             guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
             // Under the lock under which `start` joined it, if it did.
-            registration.published.withLock { $0.take() }?.remove(registration)
+            registration.membership.withLock { $0.published.take() }?.remove(registration)
             state.inbox.remove(registration)
             var released = Released()
             // In place: a copy of the evaluation would share its observers' table with the one left in, and removing
@@ -492,21 +501,24 @@ final class LiveQueryEngine: Sendable {
         let now = anticipatesSignals ? timeSource.elapsed : nil
         let started = state.withLock { state -> Snapshot?? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
-            guard state.registered.contains(ObjectIdentifier(registration)), !registration.stopped.withLock({ $0 })
+            guard state.registered.contains(ObjectIdentifier(registration)), !registration.isStopped
             else {
                 return nil
             }
-            if state.evaluations[registration.query]?.registrations.isEmpty ?? true {
+            // In place (see `unregister`), through its index (see `State.withEvaluation`).
+            let found = state.evaluations.index(forKey: registration.query)
+            if found.map({ state.evaluations.values[$0].registrations.isEmpty }) ?? true {
                 state.relevance.add(registration.query)
             }
-            // In place (see `unregister`).
-            let evaluation = Self.join(
-                registration,
-                &state.evaluations[
-                    registration.query,
-                    default: Evaluation(
-                        published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))])
-            registration.published.withLock { $0 = evaluation.published }
+            let index =
+                found
+                ?? {
+                    state.evaluations[registration.query] = Evaluation(
+                        published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))
+                    return state.evaluations.index(forKey: registration.query)!
+                }()
+            let evaluation = Self.join(registration, &state.evaluations.values[index])
+            registration.membership.withLock { $0.published = evaluation.published }
             // Joined under the lock that checked it is registered, which unregister takes to leave: it leaves after
             // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
             // holding each other — and its lane and handler — for good.

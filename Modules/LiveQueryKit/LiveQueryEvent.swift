@@ -77,8 +77,9 @@ public struct LiveQueryUpdate: Sendable, Hashable {
     }
 }
 
-/// The indexes of an update, computed once.
-final class LazyDiff: Sendable {
+/// The indexes of an update, computed once. A struct around the lock box, which copies share: one allocation per
+/// update (each observer's delivery makes one), not two.
+struct LazyDiff: Sendable {
     let cache = LockedValue<Diff?>(nil)
 
     func value(_ compute: () -> Diff) -> Diff {

@@ -44,7 +44,11 @@ final class PublishedResult: Sendable {
         mutating func handOut(to ids: some Sequence<ObjectIdentifier>, at now: Duration?) {
             var any = false
             for id in ids {
-                members[id]?.taken = Taken(generation: generation, at: now)
+                // Through the index: `members[id]?.taken = …` goes through the dictionary's `modify` coroutine,
+                // whose frame — a whole `Member?` — is allocated on the heap at every call.
+                if let index = members.index(forKey: id) {
+                    members.values[index].taken = Taken(generation: generation, at: now)
+                }
                 any = true
             }
             if any, let now { pace.handedOut(at: now) }

@@ -24,9 +24,9 @@ final class Registration: Sendable {
     let lane: DeliveryLane<Snapshot>
     let binding: ObserverBinding
     weak let engine: LiveQueryEngine?
-    let stopped = LockedValue(false)
-    /// The query's latest result, set when the engine starts the observer.
-    let published = LockedValue<PublishedResult?>(nil)
+    /// Whether the engine unregistered the observer, and the query's latest result, set when the engine starts it:
+    /// in one lock box, as an observer is made per row of a screen and each box is an allocation.
+    let membership = LockedValue(Membership())
     /// The result the observer last received (shared with its handle), and the query's text: for an inspector.
     let delivered: DeliveredResult
     let text: String
@@ -53,11 +53,29 @@ final class Registration: Sendable {
 
     /// Whether the engine has unregistered the observer (or its lane was cancelled).
     var isGone: Bool {
-        stopped.withLock { $0 } || lane.isCancelled
+        isStopped || lane.isCancelled
+    }
+
+    /// Whether the engine has unregistered the observer.
+    var isStopped: Bool {
+        membership.withLock { $0.isStopped }
+    }
+
+    /// The query's latest result, once the engine has started the observer.
+    var published: PublishedResult? {
+        membership.withLock { $0.published }
     }
 
     /// What the engine's observer table does with its notices: the stopped notice unregisters the observer.
     static func deliver(_ registration: Registration, _ notice: ObserverNotice<Never>) {
         if case .stopped = notice { registration.engine?.unregister(registration) }
+    }
+}
+
+extension Registration {
+    /// See ``Registration/membership``.
+    struct Membership: Sendable {
+        var isStopped = false
+        var published: PublishedResult?
     }
 }

@@ -112,7 +112,7 @@ extension LiveQueryEngine {
             guard let registration else { continue }
             let held = registration.lane.held
             // Staged in the lane, or published, to be taken at its signal.
-            let published = registration.published.withLock { $0 }
+            let published = registration.published
             let waiting =
                 held.waiting.map { WaitingResult($0, publishedAt: published?.publishedAt(of: $0), now: now) }
                 ?? published?.owed(to: registration).map {

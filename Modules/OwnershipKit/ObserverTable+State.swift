@@ -172,6 +172,9 @@ extension ObserverTable {
                 sweep(&graveyard, &outcome)
                 return 0
             }
+            // Room for an owner per entry checked (fewer than the table holds): grown append by append, it was
+            // reallocated several times in each sweep.
+            graveyard.objects.reserveCapacity(graveyard.objects.count + max(0, limit))
             var index = firstIndex(after: sweptThrough)
             var kept = 0
             var settled = 0
