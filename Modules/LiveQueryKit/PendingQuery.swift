@@ -10,7 +10,10 @@ public struct PendingQuery: Sendable {
     /// The query text.
     public let text: String
     let predicate: @Sendable () throws -> DocumentPredicate
-    var sortKeys: [(path: String, direction: DocumentSort.Direction)] = []
+    /// A `find`'s arguments, which with its text make its predicate: its compiled query is kept by them
+    /// (``compiledCache``). Nil for a query whose predicate comes from elsewhere.
+    let args: [String: JSONValue]?
+    var sortKeys: [SortKey] = []
     var limitCount: Int?
     var offsetCount = 0
 
@@ -18,13 +21,22 @@ public struct PendingQuery: Sendable {
         self.collection = collection
         self.text = text
         self.predicate = predicate
+        self.args = nil
+    }
+
+    /// A `find`: the query language's `text`, with `args`.
+    init(collection: StoreCollection, text: String, args: [String: JSONValue]) {
+        self.collection = collection
+        self.text = text
+        self.predicate = { try QueryParser.predicate(text, args: args) }
+        self.args = args
     }
 
     /// Sorts by the field at `path` (dotted), after any earlier sort keys. Missing and null sort first, then
     /// Booleans, numbers, strings (by UTF-8 bytes); ties are broken by `_id`.
     public func sort(_ path: String, direction: DocumentSort.Direction = .ascending) -> PendingQuery {
         var copy = self
-        copy.sortKeys.append((path, direction))
+        copy.sortKeys.append(SortKey(path: path, direction: direction))
         return copy
     }
 
@@ -47,6 +59,16 @@ public struct PendingQuery: Sendable {
     /// - Throws: ``QueryError`` for the text, a sort path, a limit or an offset; `PersistenceError` for the
     ///   collection name.
     public func compiled() throws -> DocumentQuery {
+        guard let args else { return try compile() }
+        let key = CompiledKey(
+            collection: collection.name, text: ExactText(text),
+            args: Dictionary(uniqueKeysWithValues: args.map { (ExactText($0.key), ExactText($0.value.jsonText)) }),
+            sort: sortKeys, limit: limitCount, offset: offsetCount)
+        return try Self.compiledCache.value(for: key) { try compile() }
+    }
+
+    /// Compiles the query now.
+    private func compile() throws -> DocumentQuery {
         let predicate = try predicate()
         var sort: [DocumentSort] = []
         for key in sortKeys {
@@ -97,5 +119,27 @@ public struct PendingQuery: Sendable {
     public func remove() async throws -> [String] {
         let query = try compiled()
         return try await collection.store.documents.write { try $0.removeAll(matching: query) }
+    }
+}
+
+extension PendingQuery {
+    /// The compiled queries of up to 256 `find`s, for the process, by everything that makes one (``CompiledKey``):
+    /// observers of the same query share one, and compile it once.
+    static let compiledCache = BoundedCache<CompiledKey, DocumentQuery>(capacity: 256)
+
+    /// One sort key, as given.
+    struct SortKey: Hashable, Sendable {
+        let path: String
+        let direction: DocumentSort.Direction
+    }
+
+    /// Everything a `find`'s compiled query is made from; the text and the arguments (as JSON text) byte for byte.
+    struct CompiledKey: Hashable, Sendable {
+        let collection: String
+        let text: ExactText
+        let args: [ExactText: ExactText]
+        let sort: [SortKey]
+        let limit: Int?
+        let offset: Int
     }
 }

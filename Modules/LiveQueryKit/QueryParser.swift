@@ -32,9 +32,15 @@ struct QueryParser {
     /// The parentheses and `!` open around the current token.
     var nesting = 0
 
+    /// The tokens of up to 256 query texts, for the process: a text lexed once, whatever its `$args`.
+    static let tokenCache = BoundedCache<ExactText, [PositionedToken]>(capacity: 256)
+
     /// Compiles `query` with `args`.
     static func predicate(_ query: String, args: [String: JSONValue]) throws(QueryError) -> DocumentPredicate {
-        let tokens = try QueryTokenCache.shared.tokens(query)
+        let tokens = try tokenCache.value(for: ExactText(query)) { () throws(QueryError) in
+            var lexer = QueryLexer(query)
+            return try lexer.tokens()
+        }
         guard tokens.first?.token != .end else {
             throw QueryError("the query is empty: use findAll() to match every document", query: query, column: 1)
         }

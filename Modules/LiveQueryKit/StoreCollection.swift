@@ -52,7 +52,7 @@ public struct StoreCollection: Sendable {
     ///
     /// The text is compiled when the query is run or observed; an invalid query fails there with a ``QueryError``.
     public func find(_ query: String, args: [String: JSONValue] = [:]) -> PendingQuery {
-        PendingQuery(collection: self, text: query, predicate: { try QueryParser.predicate(query, args: args) })
+        PendingQuery(collection: self, text: query, args: args)
     }
 
     /// Every document of the collection.
