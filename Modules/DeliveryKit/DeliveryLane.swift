@@ -55,6 +55,8 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         /// Whether the payload waiting is still worth delivering, asked at the observer's signal (see
         /// ``DeliveryLane/checkWaitingAtSignal(_:)``).
         @usableFromInline var isWaitingCurrent: (@Sendable (Payload) -> Bool)?
+        /// What this lane's signals hold (see ``SignalNext``), made at the first next-signal delivery.
+        @usableFromInline var signalTarget: LaneSignal<Payload>?
 
         @usableFromInline var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
 
@@ -75,12 +77,14 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         }
     }
 
-    /// What a locked step decided, acted on once the lock is released (payloads are dropped there too).
+    /// What a locked step decided, acted on once the lock is released. The payloads it lets go of are kept apart,
+    /// in a ``ReleasedPayloads`` of the caller's: a step holds nothing of the payload's type, so that passing it on
+    /// copies a few words, where a layout that depends on the payload is copied and destroyed through its type's
+    /// value witnesses.
     @usableFromInline
     struct Step: Sendable {
         /// Whether a delivery began: the executor is to hand it over (it takes it, with its sequence, from the state).
         @usableFromInline var began = false
-        @usableFromInline var released: [Payload] = []
         @usableFromInline var coalesced = false
         @usableFromInline var skipped = false
         @usableFromInline var held = 0
@@ -141,6 +145,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// waiting, `payload` replaces it (or merges with it). Dropped at once when the lane is cancelled.
     @inlinable
     public func submit(_ payload: Payload) {
+        var released = ReleasedPayloads<Payload>()
         let step = state.withLock { state -> Step in
             var step = Step()
             guard !state.isCancelled else {
@@ -155,16 +160,16 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
                 state.waiting = waiting
                 state.statistics.coalesced += 1
                 step.coalesced = true
-                step.released.append(older)
+                released.append(older)
             } else {
                 state.waiting = Delivery(payload: payload)
             }
-            begin(&state, &step)
+            begin(&state, &step, &released)
             // Skipped as unchanged by an idle observer: it is still idle, and nothing waits.
             if step.skipped, state.inFlight == nil, state.waiting == nil { step.idle = state.onIdle }
             return step
         }
-        finish(step)
+        finish(step, dropping: released)
     }
 
     /// Stops the lane: no delivery starts from now on, and the waiting payload (and the last one kept for
@@ -174,19 +179,19 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// not through the generic entry point that looks up the lane's state type at run time.
     @inlinable
     public func cancel() {
-        let (released, first) = state.withLock { state -> ([Delivery<Payload>], Bool) in
+        let (released, first) = state.withLock { state -> (ReleasedPayloads<Payload>, Bool) in
             let first = !state.isCancelled
             state.isCancelled = true
-            var released: [Delivery<Payload>] = []
+            var released = ReleasedPayloads<Payload>()
             if let waiting = state.waiting.take() {
                 state.statistics.droppedByCancellation += 1 + waiting.supersededCount
-                released.append(waiting)
+                released.append(waiting.payload)
             }
             if let ready = state.ready.take() {
                 state.statistics.droppedByCancellation += 1 + ready.supersededCount
-                released.append(ready)
+                released.append(ready.payload)
             }
-            if let last = state.lastDelivered.take() { released.append(Delivery(payload: last)) }
+            if let last = state.lastDelivered.take() { released.append(last) }
             state.onIdle = nil
             state.isWaitingCurrent = nil
             return (released, first)
@@ -254,7 +259,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
 
     /// Under the lock: if the observer is free and a payload waits, begins delivering it.
     @inlinable
-    func begin(_ state: inout State, _ step: inout Step) {
+    func begin(_ state: inout State, _ step: inout Step, _ released: inout ReleasedPayloads<Payload>) {
         defer {
             step.held = state.held
             state.statistics.heldHighWater = max(state.statistics.heldHighWater, step.held)
@@ -263,10 +268,10 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         if let isUnchanged, let last = state.lastDelivered, isUnchanged(last, next.payload) {
             state.statistics.skippedUnchanged += 1
             step.skipped = true
-            step.released.append(next.payload)
+            released.append(next.payload)
             return
         }
-        if isUnchanged != nil, let replaced = state.lastDelivered.take() { step.released.append(replaced) }
+        if isUnchanged != nil, let replaced = state.lastDelivered.take() { released.append(replaced) }
         if isUnchanged != nil { state.lastDelivered = next.payload }
         let sequence = state.nextSequence
         state.nextSequence += 1
@@ -279,11 +284,11 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// Under the lock, at the observer's signal: withdraws the payload waiting if the producer's check says it is out
     /// of date.
     @inlinable
-    func withdrawIfOutdated(_ state: inout State, _ step: inout Step) {
+    func withdrawIfOutdated(_ state: inout State, _ released: inout ReleasedPayloads<Payload>) {
         guard let isCurrent = state.isWaitingCurrent, let waiting = state.waiting, !isCurrent(waiting.payload) else {
             return
         }
-        if let withdrawn = Self.withdraw(&state) { step.released.append(withdrawn.payload) }
+        if let withdrawn = Self.withdraw(&state) { released.append(withdrawn.payload) }
     }
 
     /// Under the lock: takes the payload waiting, counted as coalesced — the producer's next payload supersedes it
@@ -295,20 +300,18 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         return waiting
     }
 
-    /// Outside the lock: reports counts, drops released payloads, and hands a begun delivery to the executor.
+    /// Outside the lock: reports counts, drops the payloads released, and hands a begun delivery to the executor.
     @inlinable
-    func finish(_ step: consuming Step) {
+    func finish(_ step: Step, dropping released: consuming ReleasedPayloads<Payload>) {
         if let recorder {
             if step.coalesced { recorder.recordCoalesced() }
             if step.skipped { recorder.recordSkippedUnchanged() }
             if step.began { recorder.recordDelivery() }
             recorder.recordHeld(step.held)
         }
-        let began = step.began
-        let idle = step.idle
-        _ = consume step  // released payloads go here, outside the lock
-        idle?()
-        guard began else { return }
+        _ = consume released  // dropped here, outside the lock
+        step.idle?()
+        guard step.began else { return }
         switch handler {
         case .asynchronous(let body):
             Task { await self.handOverAsync(to: body) }
@@ -320,15 +323,22 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// On the executor: takes the begun delivery and calls the handler with it.
     @inlinable
     func handOver() {
-        guard let ready = takeReady() else { return }
-        let sequence = ready.sequence
         switch handler {
         case .signalling(let body):
-            call(body, with: (consume ready).delivery, signal: SignalNext { [weak self] in self?.signal(sequence) })
+            guard let (ready, target) = takeReadyToSignal() else { return }
+            let signal = SignalNext(target: target ?? makeSignalTarget(), sequence: ready.sequence) {
+                target, sequence in
+                unsafeDowncast(target, to: LaneSignal<Payload>.self).lane?.signal(sequence)
+            }
+            call(body, with: (consume ready).delivery, signal: signal)
         case .returning(let body):
+            guard let ready = takeReady() else { return }
+            let sequence = ready.sequence
             call(body, with: (consume ready).delivery)
             signal(sequence)
         case .pulled(let body):
+            guard let ready = takeReady() else { return }
+            let sequence = ready.sequence
             body((consume ready).delivery, sequence)
         case .asynchronous:
             preconditionFailure("asynchronous handlers are handed over in a task")
@@ -343,11 +353,31 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
         signal(sequence)
     }
 
+    /// Makes the object this lane's signals hold, once (``takeReadyToSignal()`` hands it over from then on).
+    @inlinable
+    func makeSignalTarget() -> LaneSignal<Payload> {
+        let made = LaneSignal(self)
+        return state.withLock { state in
+            if let target = state.signalTarget { return target }
+            state.signalTarget = made
+            return made
+        }
+    }
+
     @inlinable
     func takeReady() -> Ready? {
         state.withLock { state in
             guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
             return Ready(delivery: ready, sequence: sequence)
+        }
+    }
+
+    /// Takes the begun delivery for a next-signal handler, with what the lane's signals hold once it is made.
+    @inlinable
+    func takeReadyToSignal() -> (ready: Ready, signalTarget: LaneSignal<Payload>?)? {
+        state.withLock { state in
+            guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
+            return (Ready(delivery: ready, sequence: sequence), state.signalTarget)
         }
     }
 
@@ -377,8 +407,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// delivery, and calls after cancellation, do nothing.
     @inlinable
     func signal(_ sequence: UInt64) {
-        let step = state.withLock { signalled(sequence, &$0) }
-        if let step { finish(step) }
+        var released = ReleasedPayloads<Payload>()
+        guard let step = state.withLock({ signalled(sequence, &$0, &released) }) else { return }
+        finish(step, dropping: released)
     }
 
     /// A pulling consumer is done with delivery `sequence` (see ``Handler/pulled(_:)``): when its signal begins the
@@ -386,8 +417,9 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// Nil when none began: the idle callback has run, and a delivery that begins later reaches the handler.
     @inlinable
     func signalTakingNext(_ sequence: UInt64) -> Ready? {
+        var released = ReleasedPayloads<Payload>()
         let (step, taken) = state.withLock { state -> (Step?, Ready?) in
-            guard var step = signalled(sequence, &state) else { return (nil, nil) }
+            guard var step = signalled(sequence, &state, &released) else { return (nil, nil) }
             guard step.began, let sequence = state.inFlight, let delivery = state.ready.take() else {
                 return (step, nil)
             }
@@ -395,19 +427,19 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
             return (step, Ready(delivery: delivery, sequence: sequence))
         }
         if taken != nil { recorder?.recordDelivery() }
-        if let step { finish(step) }
+        if let step { finish(step, dropping: released) }
         return taken
     }
 
     /// Under the lock, at the observer's signal for delivery `sequence`: begins the next delivery if a current payload
     /// waits, or notes that the producer's idle callback is to run. Nil for a stale or repeated signal.
     @inlinable
-    func signalled(_ sequence: UInt64, _ state: inout State) -> Step? {
+    func signalled(_ sequence: UInt64, _ state: inout State, _ released: inout ReleasedPayloads<Payload>) -> Step? {
         guard state.inFlight == sequence else { return nil }
         state.inFlight = nil
         var step = Step()
-        withdrawIfOutdated(&state, &step)
-        begin(&state, &step)
+        withdrawIfOutdated(&state, &released)
+        begin(&state, &step, &released)
         if !step.began, state.waiting == nil, !state.isCancelled { step.idle = state.onIdle }
         return step
     }

@@ -45,6 +45,22 @@ final class Log<Element: Sendable>: Sendable {
     }
 }
 
+/// A serial queue kept busy until ``release()``: work given to it meanwhile waits, in order.
+final class BlockedQueue: Sendable {
+    let queue = DispatchQueue(label: "blocked")
+    private let gate = DispatchSemaphore(value: 0)
+
+    init() {
+        queue.async { [gate] in gate.wait() }
+    }
+
+    /// Lets the queue run, and returns once everything given to it so far has run.
+    func release() {
+        gate.signal()
+        queue.sync {}
+    }
+}
+
 /// Holds the signal of the delivery in progress, for tests that signal later or from elsewhere.
 final class SignalBox: Sendable {
     private let signal = LockedValue<SignalNext?>(nil)
