@@ -60,6 +60,13 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
 
         @usableFromInline var held: Int { (inFlight == nil ? 0 : 1) + (waiting == nil ? 0 : 1) }
 
+        /// Takes the begun delivery, with its sequence number, for the executor to hand over.
+        @inlinable
+        mutating func takeReady() -> Ready? {
+            guard let delivery = ready.take(), let sequence = inFlight else { return nil }
+            return Ready(delivery: delivery, sequence: sequence)
+        }
+
         @inlinable
         init() {}
     }
@@ -366,18 +373,15 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
 
     @inlinable
     func takeReady() -> Ready? {
-        state.withLock { state in
-            guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
-            return Ready(delivery: ready, sequence: sequence)
-        }
+        state.withLock { $0.takeReady() }
     }
 
     /// Takes the begun delivery for a next-signal handler, with what the lane's signals hold once it is made.
     @inlinable
     func takeReadyToSignal() -> (ready: Ready, signalTarget: LaneSignal<Payload>?)? {
         state.withLock { state in
-            guard let ready = state.ready.take(), let sequence = state.inFlight else { return nil }
-            return (Ready(delivery: ready, sequence: sequence), state.signalTarget)
+            guard let ready = state.takeReady() else { return nil }
+            return (ready, state.signalTarget)
         }
     }
 
