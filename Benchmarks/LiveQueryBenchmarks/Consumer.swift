@@ -99,10 +99,16 @@ final class Consumer: Sendable {
         /// for the consumer to be free, anywhere in its 10 ms.
         var toFinal: Int
         /// From the moment the last commit had returned and the consumer was free, to the delivery of the final
-        /// result, µs: the framework's own share of ``toFinal``, without the consumer's phase.
+        /// result, µs: the framework's own share of ``toFinal``, without the consumer's phase. Meaningful only when
+        /// the consumer was busy as the last commit returned (``consumerWaited`` false).
         var readyToFinal: Int
         /// The part of ``readyToFinal`` before the consumer reads the result: the hand-over alone, µs.
         var readyToHanded: Int
+        /// The consumer asked for its next result before the last commit had returned, and waited for it. Such a
+        /// block times the commit's delivery (scenario 1's figure), from a moment after the commit — the writer's
+        /// return, which the delivery can precede: ``readyToFinal`` can come out negative. No hand-over to a busy
+        /// consumer to time, so the scenarios leave its `ready →` figures out and count it instead.
+        var consumerWaited: Bool
         var writer: Int
         var peakResidentDelta: Int
         /// The final result's read made again at once, µs, by a consumer that reads twice (0 otherwise): the read
@@ -135,7 +141,7 @@ final class Consumer: Sendable {
         return Figures(
             deliveries: deliveries - deliveriesBefore, toFinal: arrived ? (at - end) / 1_000 : -1,
             readyToFinal: arrived ? at - max(end, freeBefore) : -1,
-            readyToHanded: arrived ? handedAt - max(end, freeBefore) : -1,
+            readyToHanded: arrived ? handedAt - max(end, freeBefore) : -1, consumerWaited: arrived && freeBefore <= end,
             writer: (end - start) / 1_000, peakResidentDelta: max(0, peak - before) / 1_024,
             secondRead: secondRead)
     }

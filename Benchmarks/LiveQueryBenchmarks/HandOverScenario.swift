@@ -46,9 +46,9 @@ func handOverScenario(rounds: Int, documents: Int, runs: Int) {
                     ready.withLock { $0 = resultsComputed(store.statistics) }
                 }
                 guard figures.toFinal >= 0 else { throw HandOverTimedOut(side: side) }
-                // A commit that took longer than the consumer's 10 ms (a checkpoint): the consumer asked before the
-                // result was ready, so this round is no hand-over at rest.
-                guard figures.readyToFinal >= 0 else {
+                // The consumer asked before the round's write had returned — its commit took longer than the
+                // consumer's 10 ms (a checkpoint) — so this round is no hand-over at rest.
+                guard !figures.consumerWaited else {
                     late += 1
                     continue
                 }

@@ -18,13 +18,14 @@ struct SlowConsumerSide {
         self.observe = observe
     }
 
-    /// What each side records: the first five per run, the others per observed block. CPU overhead is the process's
+    /// What each side records: the first six per run, the others per observed block (`ready →` only for blocks whose
+    /// consumer was busy as the last commit returned: ``Consumer/Figures/consumerWaited``). CPU overhead is the process's
     /// CPU time over the observed blocks against the unobserved blocks' (every thread: the writer's, the engine's,
     /// the consumer's); the wake-ups are the voluntary context switches the observed blocks added, per delivery.
     static let figures = [
         "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "CPU overhead (%)",
-        "thread wake-ups per delivery", "deliveries", "last commit → final (ms)", "ready → final (µs)",
-        "of which before the read (µs)", "peak RSS delta (KB)",
+        "thread wake-ups per delivery", "blocks whose consumer waited for the last commit", "deliveries",
+        "last commit → final (ms)", "ready → final (µs)", "of which before the read (µs)", "peak RSS delta (KB)",
     ]
 
     /// One run: `blocks` pairs of blocks of `perBlock` commits, one block with nothing observed and one with an
@@ -37,7 +38,7 @@ struct SlowConsumerSide {
     ) async throws {
         var (observed, unobserved) = (0, 0)
         var (observedUsage, unobservedUsage) = (ProcessUsage.zero, ProcessUsage.zero)
-        var deliveries = 0
+        var (deliveries, waited) = (0, 0)
         let unobservedBlock = {
             let before = ProcessUsage.now()
             unobserved += try await timedWrites(count: perBlock, seqBase: seqs.take(perBlock), write: write)
@@ -57,11 +58,16 @@ struct SlowConsumerSide {
             observed += figures.writer
             record("\(name) deliveries", figures.deliveries)
             record("\(name) last commit → final (ms)", figures.toFinal)
-            record("\(name) ready → final (µs)", figures.readyToFinal)
-            record("\(name) of which before the read (µs)", figures.readyToHanded)
+            if figures.consumerWaited {
+                waited += 1
+            } else {
+                record("\(name) ready → final (µs)", figures.readyToFinal)
+                record("\(name) of which before the read (µs)", figures.readyToHanded)
+            }
             record("\(name) peak RSS delta (KB)", figures.peakResidentDelta)
             if !unobservedFirst { try await unobservedBlock() }
         }
+        record("\(name) blocks whose consumer waited for the last commit", waited)
         record("\(name) writer (ms)", observed)
         record("\(name) writer, unobserved (ms)", unobserved)
         record("\(name) writer overhead (%)", (observed - unobserved) * 100 / unobserved)
