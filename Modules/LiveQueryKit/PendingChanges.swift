@@ -9,7 +9,7 @@ import DocumentStoreKit
 ///   writer's thread. Nothing is woken for it, so nothing else would merge it before the next round; and the document
 ///   it supersedes is let go where it was made. Appended instead, the kept sets' documents were let go by the
 ///   consumer's thread when it folded them, every ``limit`` commits, which cost the writer more than the merge does
-///   (Docs/Performance.md, "What the writer pays for being observed").
+///   (Docs/LiveQueryBenchmarkLog.md, "What the writer pays for being observed").
 ///
 /// Memory stays flat however long the consumer does not look: once ``limit`` sets, or sets with
 /// `ChangeSet.documentLimit` changed documents between them, are kept unmerged, they are folded into one — a merged set
