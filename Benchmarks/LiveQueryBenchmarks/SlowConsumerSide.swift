@@ -18,10 +18,11 @@ struct SlowConsumerSide {
         self.observe = observe
     }
 
-    /// What each side records: the first six per run, the others per observed block (`ready →` only for blocks whose
-    /// consumer was busy as the last commit returned: ``Consumer/Figures/consumerWaited``). CPU overhead is the process's
-    /// CPU time over the observed blocks against the unobserved blocks' (every thread: the writer's, the engine's,
-    /// the consumer's); the wake-ups are the voluntary context switches the observed blocks added, per delivery.
+    /// What each side records: the first six per run, the others per observed block (`ready →` only for blocks
+    /// whose consumer was busy as the last commit returned: ``Consumer/Figures/consumerWaited``). CPU overhead is the
+    /// process's CPU time over the observed blocks against the unobserved blocks' (every thread: the writer's, the
+    /// engine's, the consumer's); the wake-ups are the voluntary context switches the observed blocks added, per
+    /// delivery.
     static let figures = [
         "writer (ms)", "writer, unobserved (ms)", "writer overhead (%)", "CPU overhead (%)",
         "thread wake-ups per delivery", "blocks whose consumer waited for the last commit", "deliveries",
