@@ -348,11 +348,18 @@ let package = Package(
             path: "Tests/TransportConformanceTests"
         ),
         .testTarget(name: "TetherJSONTests", dependencies: ["TetherJSON"], path: "Tests/TetherJSONTests"),
+        // A separate process for the check that holds every thread of the cooperative pool.
+        .executableTarget(
+            name: "tether-engine-probe",
+            dependencies: ["LiveQueryKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency", "TetherTesting"],
+            path: "Tests/EngineProbe"
+        ),
         .testTarget(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
                 "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency", "TetherClock",
+                "tether-engine-probe",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
