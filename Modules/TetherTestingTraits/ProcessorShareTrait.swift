@@ -9,8 +9,10 @@ public import Testing
 /// correctness deadline, or its request time out, through no fault of the transport (it happened in release builds,
 /// where the workers spin fastest). Mark the first kind ``Testing/Trait/loadsEveryCore`` and the second
 /// ``Testing/Trait/needsProcessorTime``: tests of one kind run beside each other and beside every unmarked test, never
-/// beside the other kind. A test waiting for its turn is suspended before it starts, so its own deadlines do not
-/// count the wait.
+/// beside the other kind. A test waiting for its turn is suspended before it starts, so neither its own deadlines nor
+/// its `.timeLimit` count the wait: the turn is taken around a test function's cases, outside the time limit that
+/// Swift Testing starts for each case before that case's own scope (a turn per case counted the wait, and under
+/// ThreadSanitizer a test waited past its three minutes behind a stress suite that itself waited for a slow one).
 ///
 /// ```swift
 /// @Suite("Owners churning on 8 threads", .loadsEveryCore)
@@ -31,8 +33,14 @@ public struct ProcessorShareTrait: TestTrait, SuiteTrait, TestScoping {
     /// This trait's kind of test.
     public let share: Share
 
-    /// Applies to every test in a suite, one turn per test case.
+    /// Applies to every test in a suite, one turn per test function.
     public var isRecursive: Bool { true }
+
+    /// A test function's scope, around all its cases and outside their time limits; none for a suite (its tests
+    /// take their own turns, so that the other kind gets one between them) or for a single case.
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+        test.isSuite || testCase != nil ? nil : self
+    }
 
     /// Makes the trait; see ``Testing/Trait/loadsEveryCore`` and ``Testing/Trait/needsProcessorTime``.
     public init(_ share: Share) {

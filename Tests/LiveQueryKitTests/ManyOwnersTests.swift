@@ -8,7 +8,7 @@ import TetherTestingTraits
 
 /// Six hundred owner-tied observers over a hundred queries: their first results take a fair share of the processor
 /// (a hundred evaluations on a two-core machine), so the suite never runs beside the stress tests that load every
-/// core on purpose. Its time limit counts the wait for its turn.
+/// core on purpose.
 @Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(.minutes(5)), .leakChecked)
 struct ManyOwnersTests {
     /// Six hundred owner-tied observers over a hundred queries (`n == 0` … `n == 99`), six each; returns their owners

@@ -96,4 +96,14 @@ struct ProcessorShareTraitTests {
     func otherKindInside() {
         #expect(ProcessorShareTrait.current == .loadsEveryCore)
     }
+
+    @Test(
+        "The turn is taken around a test function's cases, where Swift Testing's time limit does not count the wait",
+        arguments: 0..<2)
+    func turnOutsideTheTimeLimit(_ index: Int) throws {
+        let test = try #require(Test.current)
+        let trait = ProcessorShareTrait.needsProcessorTime
+        #expect(trait.scopeProvider(for: test, testCase: nil) != nil)
+        #expect(trait.scopeProvider(for: test, testCase: Test.Case.current) == nil)
+    }
 }

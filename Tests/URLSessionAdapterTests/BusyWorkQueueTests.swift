@@ -50,8 +50,8 @@ final class HeldWorkQueueProtocol: URLProtocol {
 
 /// The test holds FoundationNetworking's process-wide queue for a fraction of a second (for 20 s if the transport
 /// waits for it): apart from the tests with deadlines (`.loadsEveryCore`), and on a thread of its own, so that its own
-/// deadlines run even while Swift concurrency's threads wait for that queue in other tests. Three minutes: the limit
-/// counts the wait for its turn.
+/// deadlines run even while Swift concurrency's threads wait for that queue in other tests. Three minutes, as the
+/// suites beside it: a limit catches a hang.
 @Suite(
     "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(.minutes(3)), .loadsEveryCore,
     .onDedicatedThread)

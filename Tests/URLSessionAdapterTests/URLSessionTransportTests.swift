@@ -4,7 +4,7 @@ import TransportConformance
 import TransportKit
 import URLSessionAdapter
 
-// Three minutes, as the other .needsProcessorTime suites: the limit counts the wait for a turn.
+// Three minutes, as the other .needsProcessorTime suites: a limit catches a hang; it does not measure speed.
 @Suite("URLSessionTransport", .needsProcessorTime, .timeLimit(.minutes(3)))
 struct URLSessionTransportTests {
     final class Weak: @unchecked Sendable {
