@@ -8,6 +8,7 @@ import TetherConcurrency
 /// let child = try ProbeProcess(executable: "tether-persistence-probe", ["write-loop", path], in: directory)
 /// try await eventually { child.lines.count >= 300 }
 /// kill(child.process.processIdentifier, SIGKILL)
+/// let outcome = await child.finish()  // killed by the test, not at the deadline: outcome.killedAtDeadline == nil
 /// ```
 public struct ProbeProcess: Sendable {
     /// The process (for its identifier, to signal it).
@@ -25,15 +26,24 @@ public struct ProbeProcess: Sendable {
         return me.deletingLastPathComponent().appendingPathComponent(name)
     }
 
-    /// Starts `executable` with `arguments`; its output goes to a file in `directory`.
+    /// Starts `executable`, built beside the test bundle, with `arguments`; its output goes to a file in `directory`.
     public init(
         executable: String, _ arguments: [String], in directory: TemporaryDirectory,
+        environment: [String: String]? = nil
+    ) throws {
+        try self.init(
+            executableURL: Self.executable(named: executable), arguments, in: directory, environment: environment)
+    }
+
+    /// Starts the executable at `executableURL` with `arguments`; its output goes to a file in `directory`.
+    public init(
+        executableURL: URL, _ arguments: [String], in directory: TemporaryDirectory,
         environment: [String: String]? = nil
     ) throws {
         process = Process()
         outputPath = directory.file("probe-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        process.executableURL = Self.executable(named: executable)
+        process.executableURL = executableURL
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
@@ -49,17 +59,45 @@ public struct ProbeProcess: Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// Waits for the process to exit; returns its status and output.
-    public func finish() async -> (status: Int32, lines: [String]) {
-        await exited.wait()
-        return (process.terminationStatus, lines)
+    /// How a process ended: its status, its output, and whether it had to be killed at the deadline.
+    public struct Outcome: Sendable, CustomStringConvertible {
+        /// Its exit status, or the signal that ended it.
+        public let status: Int32
+        /// Its output, line by line.
+        public let lines: [String]
+        /// The deadline it was still running at, when it was killed there.
+        public let killedAtDeadline: Duration?
+
+        /// Status, deadline and output, for a failed expectation's message.
+        public var description: String {
+            let ending = killedAtDeadline.map { "killed, still running after \($0)" } ?? "exited with \(status)"
+            return "\(ending); its output: \(lines)"
+        }
     }
 
-    /// Runs `executable` to the end.
+    /// Waits for the process to exit; past `deadline`, kills it (SIGKILL), so that a hung child fails its test with
+    /// the lines it got to instead of running into the test's time limit with nothing to show.
+    public func finish(within deadline: Duration = .seconds(60)) async -> Outcome {
+        let identifier = process.processIdentifier
+        let exited = exited
+        let watchdog = Task {
+            try? await Task.sleep(for: deadline)
+            guard !Task.isCancelled, !exited.hasFired else { return false }
+            kill(identifier, SIGKILL)
+            return true
+        }
+        await exited.wait()
+        watchdog.cancel()
+        let killed = await watchdog.value
+        return Outcome(status: process.terminationStatus, lines: lines, killedAtDeadline: killed ? deadline : nil)
+    }
+
+    /// Runs `executable` to the end, or to `deadline` (see ``finish(within:)``).
     public static func run(
-        executable: String, _ arguments: [String], in directory: TemporaryDirectory
-    ) async throws -> (status: Int32, lines: [String]) {
-        try await ProbeProcess(executable: executable, arguments, in: directory).finish()
+        executable: String, _ arguments: [String], in directory: TemporaryDirectory,
+        within deadline: Duration = .seconds(60)
+    ) async throws -> Outcome {
+        try await ProbeProcess(executable: executable, arguments, in: directory).finish(within: deadline)
     }
 }
 

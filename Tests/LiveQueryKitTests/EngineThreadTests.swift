@@ -18,9 +18,9 @@ struct EngineThreadTests {
         try await TemporaryDirectory.with { directory in
             let probe = try await ProbeProcess.run(
                 executable: "tether-engine-probe", ["pool-held", kind, directory.path], in: directory)
-            #expect(probe.status == 0, "\(probe.lines)")
-            #expect(probe.lines.first?.hasPrefix("holding ") == true, "\(probe.lines)")
-            #expect(Array(probe.lines.dropFirst()) == ["result a", "result a,b", "done"])
+            #expect(probe.status == 0, "\(probe)")
+            #expect(probe.lines.first?.hasPrefix("holding ") == true, "\(probe)")
+            #expect(Array(probe.lines.dropFirst()) == ["result a", "result a,b", "done"], "\(probe)")
         }
     }
 }

@@ -36,9 +36,9 @@ struct PostgresProcessTests {
             // Which document each commit inserted, as the writers saw their commits return.
             var inserted: [UInt64: (id: String, group: String)] = [:]
             for writer in writers {
-                let (status, lines) = await writer.finish()
-                #expect(status == 0, "\(lines)")
-                for line in lines where line.hasPrefix("committed ") {
+                let written = await writer.finish()
+                #expect(written.status == 0, "\(written)")
+                for line in written.lines where line.hasPrefix("committed ") {
                     let parts = line.split(separator: " ").map(String.init)
                     inserted[try #require(UInt64(parts[1]))] = (parts[2], parts[3])
                 }
@@ -49,8 +49,9 @@ struct PostgresProcessTests {
             }
             inserted[last] = ("z", "a")
             try await eventually { observer.lines.contains { $0.hasPrefix("result \(last) ") } }
-            let (status, lines) = await observer.finish()
-            #expect(status == 0, "\(lines)")
+            let observed = await observer.finish()
+            #expect(observed.status == 0, "\(observed)")
+            let lines = observed.lines
             let results = lines.filter { $0.hasPrefix("result ") }.map { line in
                 let parts = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
                 return (commit: UInt64(parts[1]) ?? 0, ids: parts[2])
@@ -80,9 +81,10 @@ struct PostgresProcessTests {
             try await eventually { observer.lines.contains("ready") }
             let writer = try Self.probe(["write", url, configuration.schema, "\(count)", "p"], in: directory)
             let written = await writer.finish()
-            #expect(written.status == 0, "\(written.lines)")
-            let (status, lines) = await observer.finish()
-            #expect(status == 0, "\(lines)")
+            #expect(written.status == 0, "\(written)")
+            let observed = await observer.finish()
+            #expect(observed.status == 0, "\(observed)")
+            let lines = observed.lines
             let numbers = { (prefix: String) in
                 lines.first { $0.hasPrefix(prefix + " ") }.map {
                     $0.split(separator: " ").dropFirst().compactMap { Int($0) }

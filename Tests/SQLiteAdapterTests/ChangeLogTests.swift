@@ -88,7 +88,7 @@ struct ChangeLogTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await here.followOtherProcesses(checkingEvery: .milliseconds(5)) }
                 let probe = try await ProbeProcess.run(["write", path, "300", "p"], in: directory)
-                #expect(probe.status == 0, "\(probe.lines)")
+                #expect(probe.status == 0, "\(probe)")
                 let last = try #require(probe.lines.last.flatMap { UInt64($0.split(separator: " ").last ?? "") })
                 try await eventually(within: .seconds(60)) { record.commits.last == last }
                 group.cancelAll()

@@ -17,8 +17,9 @@ struct CrashAndRestartTests {
             let child = try ProbeProcess(["write-loop", path], in: directory)
             try await eventually { child.lines.count >= 300 }
             kill(child.process.processIdentifier, SIGKILL)
-            let (status, lines) = await child.finish()
-            #expect(status == SIGKILL)
+            let outcome = await child.finish()
+            #expect(outcome.status == SIGKILL && outcome.killedAtDeadline == nil, "\(outcome)")
+            let lines = outcome.lines
             // Every "committed first last" line is a commit that returned before the kill.
             let reported = lines.compactMap { line -> Int? in
                 let parts = line.split(separator: " ")
@@ -46,13 +47,13 @@ struct CrashAndRestartTests {
                 let cache = directory.file("cache.sqlite")
                 let url = server.url("/etag/v1").absoluteString
                 let first = try await ProbeProcess.run(["cache-load", cache, url], in: directory)
-                #expect(first.status == 0, "\(first.lines)")
+                #expect(first.status == 0, "\(first)")
                 #expect(first.lines == ["loaded \(url) version v1"])
                 #expect(endpoints.recorder.requests(to: "/etag/v1") == 1)
 
                 // Stale (expiration 0 s): the cached data first, then one conditional request answered 304.
                 let second = try await ProbeProcess.run(["cache-show", cache, "0", url], in: directory)
-                #expect(second.status == 0, "\(second.lines)")
+                #expect(second.status == 0, "\(second)")
                 let events = second.lines.filter { $0.hasPrefix("event ") }
                 #expect(events.first == "event observerAdded -" || events.first == "event newData(cache) version v1")
                 let cacheIndex = try #require(
@@ -65,7 +66,7 @@ struct CrashAndRestartTests {
 
                 // Fresh (expiration 1 h): the cached data, and no request at all.
                 let third = try await ProbeProcess.run(["cache-show", cache, "3600", url], in: directory)
-                #expect(third.status == 0, "\(third.lines)")
+                #expect(third.status == 0, "\(third)")
                 #expect(third.lines.contains("event newData(cache) version v1"), "\(third.lines)")
                 #expect(!third.lines.contains { $0.hasPrefix("event requested") }, "\(third.lines)")
                 #expect(endpoints.recorder.requests(to: "/etag/v1") == 2)

@@ -8,9 +8,7 @@ extension ProbeProcess {
     }
 
     /// Runs `tether-persistence-probe` to the end.
-    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> (
-        status: Int32, lines: [String]
-    ) {
+    static func run(_ arguments: [String], in directory: TemporaryDirectory) async throws -> Outcome {
         try await run(executable: "tether-persistence-probe", arguments, in: directory)
     }
 }
