@@ -386,7 +386,7 @@ let package = Package(
             name: "tether-persistence-probe",
             dependencies: [
                 "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "ResourceKit", "TransportKit",
-                "URLSessionAdapter", "TetherJSON",
+                "URLSessionAdapter", "TetherJSON", "TetherTesting",
             ],
             path: "Tests/PersistenceProbe"
         ),
@@ -404,7 +404,10 @@ let package = Package(
         // Writers and observers in processes of their own, sharing a schema only through the server.
         .executableTarget(
             name: "tether-postgres-probe",
-            dependencies: ["PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency"],
+            dependencies: [
+                "PostgresAdapter", "LiveQueryKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
+                "TetherTesting",
+            ],
             path: "Tests/PostgresProbe"
         ),
         .testTarget(

@@ -15,16 +15,6 @@ import TetherConcurrency
 import TetherJSON
 import TetherTesting
 
-/// Writes a line straight to the standard output (unbuffered: the test reads it while this process runs).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("probe: \(message)\n".utf8))
-    exit(2)
-}
-
 /// The check, run on a queue of its own: nothing of it needs the pool it holds.
 func whilePoolHeld(_ kind: String, in directory: String) async throws {
     let store =
@@ -36,31 +26,33 @@ func whilePoolHeld(_ kind: String, in directory: String) async throws {
     let blockade = PoolBlockade()
     defer { blockade.release() }
     try await blockade.hold()
-    say("holding \(blockade.width)")
+    ProbeOutput.say("holding \(blockade.width)")
     let liveQuery = try items.find("group == 'g'").sort("_id").observeLocal(deliverOn: DispatchQueue(label: "handler"))
     { documents, _ in
         let ids = documents.map(\.id)
         received.withLock { $0.append(ids) }
-        say("result " + ids.joined(separator: ","))
+        ProbeOutput.say("result " + ids.joined(separator: ","))
     }
     try await eventually(within: .seconds(10)) { received.withLock { $0 } == [["a"]] }
     try await items.upsert(["_id": "b", "group": "g"])
     try await eventually(within: .seconds(10)) { received.withLock { $0.last } == ["a", "b"] }
-    guard blockade.isHolding else { fail("the pool was not held throughout") }
+    guard blockade.isHolding else { ProbeOutput.fail("the pool was not held throughout") }
     blockade.release()
-    guard try await !blockade.canaryRanWhileHolding() else { fail("a thread of the pool was free while it was held") }
+    guard try await !blockade.canaryRanWhileHolding() else {
+        ProbeOutput.fail("a thread of the pool was free while it was held")
+    }
     await liveQuery.stop()
-    say("done")
+    ProbeOutput.say("done")
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 3, arguments[0] == "pool-held", ["memory", "sqlite"].contains(arguments[1]) else {
-    fail("usage: tether-engine-probe pool-held <memory|sqlite> <directory>")
+    ProbeOutput.fail("usage: tether-engine-probe pool-held <memory|sqlite> <directory>")
 }
 do {
     try await withTaskExecutorPreference(DispatchQueueExecutor(label: "tether.engine-probe")) {
         try await whilePoolHeld(arguments[1], in: arguments[2])
     }
 } catch {
-    fail("\(error)")
+    ProbeOutput.fail("\(error)")
 }

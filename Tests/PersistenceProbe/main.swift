@@ -16,21 +16,12 @@ import Foundation
 import ResourceKit
 import SQLiteAdapter
 import TetherJSON
+import TetherTesting
 import TransportKit
 import URLSessionAdapter
 
-/// Writes a line straight to the standard output (unbuffered: the test reads it while this process runs).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("probe: \(message)\n".utf8))
-    exit(2)
-}
-
 let arguments = CommandLine.arguments.dropFirst()
-guard let mode = arguments.first else { fail("usage: tether-persistence-probe <mode> …") }
+guard let mode = arguments.first else { ProbeOutput.fail("usage: tether-persistence-probe <mode> …") }
 
 final class Owner: Sendable {}
 
@@ -42,7 +33,7 @@ final class Owner: Sendable {}
 do {
     switch mode {
     case "write-loop":
-        guard arguments.count == 2 else { fail("usage: write-loop <store.sqlite>") }
+        guard arguments.count == 2 else { ProbeOutput.fail("usage: write-loop <store.sqlite>") }
         let store = try SQLiteDocumentStore(path: arguments[arguments.startIndex + 1])
         var next = 0
         while true {
@@ -59,32 +50,32 @@ do {
                 }
             }
             next += count
-            say("committed \(first) \(next - 1)")
+            ProbeOutput.say("committed \(first) \(next - 1)")
         }
     case "write":
         guard arguments.count == 4, let count = Int(arguments[arguments.startIndex + 2]) else {
-            fail("usage: write <store.sqlite> <count> <prefix>")
+            ProbeOutput.fail("usage: write <store.sqlite> <count> <prefix>")
         }
         let store = try SQLiteDocumentStore(path: arguments[arguments.startIndex + 1])
         let prefix = arguments[arguments.startIndex + 3]
         for index in 0..<count {
             try await store.upsert(["_id": .string("\(prefix)\(index)"), "n": .number(Double(index))], into: "items")
         }
-        say("done \(try await store.read { try $0.commitNumber() })")
+        ProbeOutput.say("done \(try await store.read { try $0.commitNumber() })")
         try store.close()
     case "cache-load":
-        guard arguments.count >= 3 else { fail("usage: cache-load <cache.sqlite> <url>…") }
+        guard arguments.count >= 3 else { ProbeOutput.fail("usage: cache-load <cache.sqlite> <url>…") }
         let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])
         let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
         service.configure { $0.persistentCache = cache }
         for url in arguments.dropFirst(2) {
             let entity = try await service.resource(absoluteURL: url).load().outcome.get()
-            say("loaded \(url) \(describe(entity.content))")
+            ProbeOutput.say("loaded \(url) \(describe(entity.content))")
         }
         await cache.flush()
     case "cache-show":
         guard arguments.count == 4, let seconds = Int(arguments[arguments.startIndex + 2]) else {
-            fail("usage: cache-show <cache.sqlite> <expiration seconds> <url>")
+            ProbeOutput.fail("usage: cache-show <cache.sqlite> <expiration seconds> <url>")
         }
         let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])
         let service = Service(baseURL: nil as String?, transport: URLSessionTransport())
@@ -95,14 +86,14 @@ do {
         let resource = service.resource(absoluteURL: arguments[arguments.startIndex + 3])
         let owner = Owner()
         resource.addObserver(owner: owner) { resource, event in
-            say("event \(event) \(resource.latestData.map { describe($0.content) } ?? "-")")
+            ProbeOutput.say("event \(event) \(resource.latestData.map { describe($0.content) } ?? "-")")
         }
         let outcome = await resource.loadIfNeeded()?.outcome
-        say("load \(outcome.map { "\($0)" } ?? "none")")
+        ProbeOutput.say("load \(outcome.map { "\($0)" } ?? "none")")
         withExtendedLifetime(owner) {}
     default:
-        fail("unknown mode \(mode)")
+        ProbeOutput.fail("unknown mode \(mode)")
     }
 } catch {
-    fail("\(error)")
+    ProbeOutput.fail("\(error)")
 }

@@ -3,6 +3,7 @@ import Foundation
 import LiveQueryKit
 import PostgresAdapter
 import TetherConcurrency
+import TetherTesting
 
 /// The slow consumer of `observe-slow`: it keeps each result's signal until the store has seen `lag` commits past the
 /// result's (or has seen the last commit), so that results pile up behind it if anything lets them — and, under
@@ -29,7 +30,7 @@ func observeSlowly(_ documents: PostgresDocumentStore, last: UInt64, lag: UInt64
     let liveQuery = try store.collection("items").find("group == 'a'").observeLocalWithNextSignal {
         documents, _, signalNext in
         let commit = handle.withLock { $0 }?.deliveredCommit ?? 0
-        say("result \(commit) \(documents.count)")
+        ProbeOutput.say("result \(commit) \(documents.count)")
         if commit >= last {
             done.fire()
             return
@@ -45,14 +46,14 @@ func observeSlowly(_ documents: PostgresDocumentStore, last: UInt64, lag: UInt64
         if !keep { signalNext() }
     }
     handle.withLock { $0 = liveQuery }
-    say("ready")
+    ProbeOutput.say("ready")
     await done.wait()
     let statistics = liveQuery.deliveryStatistics
-    say(
+    ProbeOutput.say(
         "statistics \(statistics.submitted) \(statistics.delivered) \(statistics.coalesced) \(statistics.heldHighWater)"
     )
     let engine = store.statistics
-    say("engine \(engine.evaluations) \(engine.incrementalUpdates) \(engine.deferrals)")
+    ProbeOutput.say("engine \(engine.evaluations) \(engine.incrementalUpdates) \(engine.deferrals)")
     await liveQuery.stop()
     subscription.cancel()
 }

@@ -21,19 +21,10 @@ import Foundation
 import LiveQueryKit
 import PostgresAdapter
 import TetherJSON
-
-/// Writes a line straight to the standard output (unbuffered: the test reads it while this process runs).
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String) -> Never {
-    FileHandle.standardError.write(Data("probe: \(message)\n".utf8))
-    exit(2)
-}
+import TetherTesting
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard arguments.count >= 3 else { fail("usage: tether-postgres-probe <mode> <url> <schema> …") }
+guard arguments.count >= 3 else { ProbeOutput.fail("usage: tether-postgres-probe <mode> <url> <schema> …") }
 let (mode, url, schema) = (arguments[0], arguments[1], arguments[2])
 
 do {
@@ -45,7 +36,7 @@ do {
     switch mode {
     case "write":
         guard arguments.count == 5, let count = Int(arguments[3]) else {
-            fail("usage: write <url> <schema> <count> <prefix>")
+            ProbeOutput.fail("usage: write <url> <schema> <count> <prefix>")
         }
         let prefix = arguments[4]
         for index in 0..<count {
@@ -56,31 +47,31 @@ do {
                 try transaction.insert(["_id": .string(id), "group": .string(group)], into: "items")
                 return before + 1
             }
-            say("committed \(commit) \(id) \(group)")
+            ProbeOutput.say("committed \(commit) \(id) \(group)")
         }
-        say("done")
+        ProbeOutput.say("done")
     case "observe":
         guard arguments.count == 4, let last = UInt64(arguments[3]) else {
-            fail("usage: observe <url> <schema> <last commit>")
+            ProbeOutput.fail("usage: observe <url> <schema> <last commit>")
         }
         let live = Store(store)
         var ready = false
         for try await snapshot in try live.collection("items").find("group == 'a'").snapshots() {
             if !ready {
-                say("ready")
+                ProbeOutput.say("ready")
                 ready = true
             }
-            say("result \(snapshot.commit) \(snapshot.documents.map(\.id).sorted().joined(separator: ","))")
+            ProbeOutput.say("result \(snapshot.commit) \(snapshot.documents.map(\.id).sorted().joined(separator: ","))")
             if snapshot.commit >= last { break }
         }
     case "observe-slow":
         guard arguments.count == 5, let last = UInt64(arguments[3]), let lag = UInt64(arguments[4]) else {
-            fail("usage: observe-slow <url> <schema> <last commit> <lag>")
+            ProbeOutput.fail("usage: observe-slow <url> <schema> <last commit> <lag>")
         }
         try await observeSlowly(store, last: last, lag: lag)
     case "write-batches":
         guard arguments.count == 4, let hold = Int(arguments[3]) else {
-            fail("usage: write-batches <url> <schema> <hold at>")
+            ProbeOutput.fail("usage: write-batches <url> <schema> <hold at>")
         }
         var batch = 0
         while true {
@@ -89,20 +80,20 @@ do {
                     try transaction.insert(
                         ["_id": .string("b\(batch)-\(index)"), "batch": .number(Double(batch))], into: "batches")
                     if batch == hold, index == 9 {
-                        say("holding \(batch)")
+                        ProbeOutput.say("holding \(batch)")
                         // The body runs on the store's own thread pool: it may wait here, until the test kills us.
                         DispatchSemaphore(value: 0).wait()
                     }
                 }
             }
-            say("committed \(batch)")
+            ProbeOutput.say("committed \(batch)")
             batch += 1
         }
     default:
-        fail("unknown mode \(mode)")
+        ProbeOutput.fail("unknown mode \(mode)")
     }
     running.cancel()
     _ = await running.result
 } catch {
-    fail("\(error)")
+    ProbeOutput.fail("\(error)")
 }
