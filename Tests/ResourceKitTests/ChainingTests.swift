@@ -216,7 +216,9 @@ struct ChainingTests {
     @Test("load(using:) makes a request's outcome the resource's: state updated, observers told, in order")
     func loadUsing() async {
         await withFixture { fixture in
-            fixture.transport.route(.put, base + "/profile", reply: .json(#"{"name": "Ada"}"#))
+            // The reply waits for the manual clock: answered at once, the request could complete before the check
+            // that the resource is loading (it did, once, under ThreadSanitizer).
+            fixture.transport.route(.put, base + "/profile", reply: .json(#"{"name": "Ada"}"#, delay: .seconds(1)))
             let profile = fixture.service.resource("/profile")
             let log = EventLog()
             let owner = Owner()
@@ -224,6 +226,8 @@ struct ChainingTests {
             let put = profile.request(.put, text: #"{"name": "Ada"}"#)
             let load = profile.load(using: put)
             #expect(profile.isLoading && profile.loadRequests == [load])
+            #expect(await fixture.clock.waitForSleepers(1))
+            fixture.clock.advance(by: .seconds(1))
             let outcome = await load.outcome
             #expect(outcome.entity != nil)
             #expect(profile.json?["name"]?.stringValue == "Ada")
