@@ -11,6 +11,10 @@ import TetherTestingTraits
     "PostgreSQL: processes that share only the server", PostgresTestServer.required, .needsProcessorTime,
     .timeLimit(.minutes(2)))
 struct PostgresProcessTests {
+    /// How long a probe may run once the test waits for it: inside the suite's 2 minutes, above the 60 s default
+    /// (the slow consumer's test took up to 94 s in CI, counting its wait for a turn).
+    static let deadline = Duration.seconds(100)
+
     static func probe(_ arguments: [String], in directory: TemporaryDirectory) throws -> ProbeProcess {
         try ProbeProcess(executable: "tether-postgres-probe", arguments, in: directory)
     }
@@ -36,7 +40,7 @@ struct PostgresProcessTests {
             // Which document each commit inserted, as the writers saw their commits return.
             var inserted: [UInt64: (id: String, group: String)] = [:]
             for writer in writers {
-                let written = await writer.finish()
+                let written = await writer.finish(within: Self.deadline)
                 #expect(written.status == 0, "\(written)")
                 for line in written.lines where line.hasPrefix("committed ") {
                     let parts = line.split(separator: " ").map(String.init)
@@ -49,7 +53,7 @@ struct PostgresProcessTests {
             }
             inserted[last] = ("z", "a")
             try await eventually { observer.lines.contains { $0.hasPrefix("result \(last) ") } }
-            let observed = await observer.finish()
+            let observed = await observer.finish(within: Self.deadline)
             #expect(observed.status == 0, "\(observed)")
             let lines = observed.lines
             let results = lines.filter { $0.hasPrefix("result ") }.map { line in
@@ -80,9 +84,9 @@ struct PostgresProcessTests {
             defer { if observer.process.isRunning { kill(observer.process.processIdentifier, SIGKILL) } }
             try await eventually { observer.lines.contains("ready") }
             let writer = try Self.probe(["write", url, configuration.schema, "\(count)", "p"], in: directory)
-            let written = await writer.finish()
+            let written = await writer.finish(within: Self.deadline)
             #expect(written.status == 0, "\(written)")
-            let observed = await observer.finish()
+            let observed = await observer.finish(within: Self.deadline)
             #expect(observed.status == 0, "\(observed)")
             let lines = observed.lines
             let numbers = { (prefix: String) in
@@ -113,7 +117,7 @@ struct PostgresProcessTests {
             let writer = try Self.probe(["write-batches", url, configuration.schema, "7"], in: directory)
             try await eventually { writer.lines.contains("holding 7") }
             kill(writer.process.processIdentifier, SIGKILL)
-            _ = await writer.finish()
+            _ = await writer.finish(within: Self.deadline)
             let committed = writer.lines.filter { $0.hasPrefix("committed ") }.count
             #expect(committed == 7, "\(writer.lines)")
             try await PostgresTestServer.withStore(configuration) { store throws in
