@@ -65,9 +65,10 @@ struct RetryTests {
             return
         }
         #expect(update.oldDocuments.map(\.id) == ["a"])
-        // A success schedules no retry. Not checked by the clock's sleepers: a quiet watch may sleep on it too (under
-        // ThreadSanitizer one did). With the clock far past any retry's wait, a retry would run before the round of
-        // a commit made after — the engine's queue takes them in turn — so that commit's result closes the window.
+        // A success schedules no retry. Not checked by the clock's sleepers: a quiet watch may sleep on it too (most
+        // likely what the one sleeper left under ThreadSanitizer was). With the clock far past any retry's wait, a
+        // retry would run before the round of a commit made after — the engine's queue takes them in turn — so that
+        // commit's result closes the window.
         clock.advance(by: .seconds(3600))
         try await items.upsert(["_id": "c"])
         try await received.wait { $0.last == ["a", "b", "c"] }
