@@ -14,8 +14,9 @@ public import TetherConcurrency
 /// subscription.cancel()  // or let it go: a subscription also ends when it is deinitialized
 /// ```
 public final class ChangeFeed: Sendable {
-    let subscribers = LockedValue<[ObjectIdentifier: ChangeSubscriber]>([:])
-    let finished = LockedValue(false)
+    /// The subscribers, in the order they came, and whether the feed has finished. An array, not a table: a feed has
+    /// a handful, and each commit takes them as they are — a copy that shares the array's storage, no allocation.
+    let subscribers = LockedValue(Subscribers())
     let commitCounter = LockedValue<UInt64>(0)
     let openedCommit = LockedValue<UInt64>(0)
 
@@ -54,7 +55,7 @@ public final class ChangeFeed: Sendable {
 
     /// The number of active subscriptions.
     public var subscriberCount: Int {
-        subscribers.withLock { $0.count }
+        subscribers.withLock { $0.list.count }
     }
 
     /// The number of the last commit published — or, before the first, the commit the store's data was at when it
@@ -99,30 +100,41 @@ public final class ChangeFeed: Sendable {
     /// Counts `set`'s commits and hands it to every subscriber.
     private func offer(_ set: ChangeSet) {
         commitCounter.withLock { $0 = max($0, set.commits.upperBound) }
-        for subscriber in subscribers.withLock({ Array($0.values) }) { subscriber.offer(set) }
+        for subscriber in subscribers.withLock({ $0.list }) { subscriber.offer(set) }
     }
 
     /// Ends every subscription (for stores, when they close): handlers are no longer called, streams end.
     public func finish() {
-        finished.withLock { $0 = true }
         let all = subscribers.withLock { subscribers in
-            defer { subscribers.removeAll() }
-            return Array(subscribers.values)
+            subscribers.isFinished = true
+            defer { subscribers.list = [] }
+            return subscribers.list
         }
         for subscriber in all { subscriber.finish(feedEnded: true) }
     }
 
+    /// Adds `subscriber`, or finishes it at once when the feed has finished — one decision under the lock that
+    /// ``finish()`` takes, so that none is added after the feed ended and left waiting.
     func register(_ subscriber: ChangeSubscriber) {
-        if finished.withLock({ $0 }) {
-            subscriber.finish(feedEnded: true)
-            return
+        let added = subscribers.withLock { subscribers in
+            guard !subscribers.isFinished else { return false }
+            subscribers.list.append(subscriber)
+            return true
         }
-        subscribers.withLock { $0[ObjectIdentifier(subscriber)] = subscriber }
+        if !added { subscriber.finish(feedEnded: true) }
     }
 
     func remove(_ subscriber: ChangeSubscriber) {
-        let removed = subscribers.withLock { $0.removeValue(forKey: ObjectIdentifier(subscriber)) }
+        let removed = subscribers.withLock { subscribers -> ChangeSubscriber? in
+            guard let index = subscribers.list.firstIndex(where: { $0 === subscriber }) else { return nil }
+            return subscribers.list.remove(at: index)
+        }
         removed?.finish(feedEnded: false)
+    }
+
+    struct Subscribers: Sendable {
+        var list: [ChangeSubscriber] = []
+        var isFinished = false
     }
 }
 
