@@ -468,7 +468,7 @@ let package = Package(
         ),
         .testTarget(
             name: "TetherTestingTraitsTests",
-            dependencies: ["TetherTestingTraits", "TetherConcurrency"],
+            dependencies: ["TetherTestingTraits", "TetherTesting", "TetherConcurrency"],
             path: "Tests/TetherTestingTraitsTests"
         ),
         .testTarget(

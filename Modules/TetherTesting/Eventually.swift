@@ -7,19 +7,21 @@ public struct EventuallyTimedOut: Error, CustomStringConvertible {
     public let file: StaticString
     /// The line of the wait.
     public let line: UInt
-    /// How long it waited.
+    /// The deadline as written (the wait was ``DeadlineScale/factor`` times as long).
     public let deadline: Duration
 
     /// Says where, and for how long.
     public var description: String {
-        "\(file):\(line): the condition did not hold within \(deadline)"
+        let scale = DeadlineScale.factor
+        return "\(file):\(line): the condition did not hold within \(deadline)"
+            + (scale == 1 ? "" : " × \(scale) (\(DeadlineScale.variable))")
     }
 }
 
 /// Blocks the calling thread until `condition` holds — a positive event, never "nothing happened" — looking again
-/// every millisecond. `deadline` is a correctness deadline, generous for a sanitizer on a loaded machine, not a speed
-/// target. For blocking tests on a thread of their own (`.onDedicatedThread`); async tests use
-/// ``eventually(within:file:line:_:)``.
+/// every millisecond. `deadline` is a correctness deadline for a debug build on a loaded machine, not a speed target;
+/// ``DeadlineScale`` lengthens it under a sanitizer. For blocking tests on a thread of their own
+/// (`.onDedicatedThread`); async tests use ``eventually(within:file:line:_:)``.
 ///
 /// - Throws: ``EventuallyTimedOut`` when the deadline passes first.
 public func blockUntil(
@@ -27,7 +29,7 @@ public func blockUntil(
     _ condition: () throws -> Bool
 ) throws {
     let clock = ContinuousClock()
-    let end = clock.now + deadline
+    let end = clock.now + DeadlineScale.scaled(deadline)
     while try !condition() {
         guard clock.now < end else { throw EventuallyTimedOut(file: file, line: line, deadline: deadline) }
         usleep(1000)
@@ -35,8 +37,8 @@ public func blockUntil(
 }
 
 /// Suspends until `condition` holds — a positive event, never "nothing happened" — looking again every
-/// millisecond. `deadline` is a correctness deadline, generous for a sanitizer on a loaded machine, not a speed
-/// target.
+/// millisecond. `deadline` is a correctness deadline for a debug build on a loaded machine, not a speed target;
+/// ``DeadlineScale`` lengthens it under a sanitizer.
 ///
 /// - Throws: ``EventuallyTimedOut`` when the deadline passes first.
 public func eventually(
@@ -44,7 +46,7 @@ public func eventually(
     _ condition: @Sendable () async throws -> Bool
 ) async throws {
     let clock = ContinuousClock()
-    let end = clock.now + deadline
+    let end = clock.now + DeadlineScale.scaled(deadline)
     while try await !condition() {
         guard clock.now < end else { throw EventuallyTimedOut(file: file, line: line, deadline: deadline) }
         try await Task.sleep(for: .milliseconds(1))

@@ -75,13 +75,14 @@ public struct ProbeProcess: Sendable {
         }
     }
 
-    /// Waits for the process to exit; past `deadline`, kills it (SIGKILL), so that a hung child fails its test with
-    /// the lines it got to instead of running into the test's time limit with nothing to show.
+    /// Waits for the process to exit; past `deadline` (times ``DeadlineScale/factor``), kills it (SIGKILL), so that a
+    /// hung child fails its test with the lines it got to instead of running into the test's time limit with nothing
+    /// to show.
     public func finish(within deadline: Duration = .seconds(60)) async -> Outcome {
         let identifier = process.processIdentifier
         let exited = exited
         let watchdog = Task {
-            try? await Task.sleep(for: deadline)
+            try? await Task.sleep(for: DeadlineScale.scaled(deadline))
             guard !Task.isCancelled, !exited.hasFired else { return false }
             kill(identifier, SIGKILL)
             return true
@@ -89,7 +90,9 @@ public struct ProbeProcess: Sendable {
         await exited.wait()
         watchdog.cancel()
         let killed = await watchdog.value
-        return Outcome(status: process.terminationStatus, lines: lines, killedAtDeadline: killed ? deadline : nil)
+        return Outcome(
+            status: process.terminationStatus, lines: lines,
+            killedAtDeadline: killed ? DeadlineScale.scaled(deadline) : nil)
     }
 
     /// Runs `executable` to the end, or to `deadline` (see ``finish(within:)``).

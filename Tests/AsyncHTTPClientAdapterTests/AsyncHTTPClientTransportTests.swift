@@ -8,7 +8,7 @@ import TetherTestingTraits
 import TransportConformance
 import TransportKit
 
-@Suite("AsyncHTTPClientTransport", .needsProcessorTime, .timeLimit(.minutes(3)))
+@Suite("AsyncHTTPClientTransport", .needsProcessorTime, .timeLimit(minutes: 3))
 struct AsyncHTTPClientTransportTests {
     @Test("Run as a Service, an owned client is shut down when the group shuts down; later sends fail")
     func serviceLifecycle() async throws {

@@ -3,7 +3,7 @@ import Testing
 import TetherTesting
 import TetherTestingTraits
 
-@Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("InMemoryDocumentStore: the document-store conformance suite", .timeLimit(minutes: 1), .leakChecked)
 struct InMemoryDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {

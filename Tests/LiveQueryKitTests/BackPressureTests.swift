@@ -7,7 +7,7 @@ import TetherConcurrency
 import TetherJSON
 import TetherTestingTraits
 
-@Suite("The next-signal contract and evaluation cost", .timeLimit(.minutes(2)), .leakChecked)
+@Suite("The next-signal contract and evaluation cost", .timeLimit(minutes: 2), .leakChecked)
 struct BackPressureTests {
     @Test(
         "A slow handler under 10,000 commits: a handful of deliveries, never more than 2 held, ends on the final state",

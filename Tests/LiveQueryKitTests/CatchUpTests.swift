@@ -9,7 +9,7 @@ import TetherTestingTraits
 
 /// Every delivery carries the commit it reflects, and a caller can wait for the live queries to catch up with a
 /// write — including writes that change no observed result, which deliver nothing.
-@Suite("Live queries: commit numbers and catching up with a write", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("Live queries: commit numbers and catching up with a write", .timeLimit(minutes: 1), .leakChecked)
 struct CatchUpTests {
     static func item(_ id: String, group: String = "a") -> JSONValue {
         ["_id": .string(id), "group": .string(group)]

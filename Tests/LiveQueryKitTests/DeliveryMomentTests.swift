@@ -10,7 +10,7 @@ import TetherTestingTraits
 
 /// Ownership holds at the moment of delivery for live queries: a result that waited — on a suspended queue, behind a
 /// running handler, for `signalNext` — is checked when its handler would run, on both stores.
-@Suite("Live queries: ownership holds at the moment of delivery", .timeLimit(.minutes(2)), .leakChecked)
+@Suite("Live queries: ownership holds at the moment of delivery", .timeLimit(minutes: 2), .leakChecked)
 struct LiveQueryDeliveryMomentTests {
     @Test(
         "Owner-tied, deliverOn: the owner dies while the initial result waits on the queue — no call",

@@ -9,7 +9,7 @@ import TetherTestingTraits
 /// The check runs in a process of its own (`tether-engine-probe`, which says how): held in this one, the pool would
 /// hold up every other test for as long as the engine took, and under ThreadSanitizer the tests beside it missed
 /// their deadlines (a shared token refresh did not reach 10 requests in 30 s), as did this one its blockade.
-@Suite("Live queries: the engine's own thread", .serialized, .needsProcessorTime, .timeLimit(.minutes(3)))
+@Suite("Live queries: the engine's own thread", .serialized, .needsProcessorTime, .timeLimit(minutes: 3))
 struct EngineThreadTests {
     @Test(
         "With every thread of Swift concurrency's pool blocked, a live query's first result and its update arrive",

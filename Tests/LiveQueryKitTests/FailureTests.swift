@@ -10,7 +10,7 @@ import TetherTestingTraits
 
 /// Failures reach observers: an evaluation that fails is delivered to `onError:` (or thrown by `snapshots()`), the
 /// last good result stays, and a recovered store resumes deliveries at the next commit.
-@Suite("Live queries: evaluation failures reach the observer", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("Live queries: evaluation failures reach the observer", .timeLimit(minutes: 1), .leakChecked)
 struct FailureTests {
     /// A store whose reads fail while `faults.readFailure` is 1. Its commits reach the feed as another process's
     /// do, without their documents, so that bringing a result up to date reads the store. Failed queries run again

@@ -9,7 +9,7 @@ import TetherTestingTraits
 /// Six hundred owner-tied observers over a hundred queries: their first results take a fair share of the processor
 /// (a hundred evaluations on a two-core machine), so the suite never runs beside the stress tests that load every
 /// core on purpose.
-@Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(.minutes(5)), .leakChecked)
+@Suite("Observing: owners dying by the hundred", .needsProcessorTime, .timeLimit(minutes: 5), .leakChecked)
 struct ManyOwnersTests {
     /// Six hundred owner-tied observers over a hundred queries (`n == 0` … `n == 99`), six each; returns their owners
     /// once every observer has had its first result and every handler call has returned. (Their handlers run in the

@@ -8,7 +8,7 @@ import TetherJSON
 import TetherTesting
 import TetherTestingTraits
 
-@Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("Observing: the four variants, owners, lifetimes, events", .timeLimit(minutes: 1), .leakChecked)
 struct ObservationTests {
     final class Owner: Sendable {}
 

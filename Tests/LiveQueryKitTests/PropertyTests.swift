@@ -8,7 +8,7 @@ import TetherTestingTraits
 
 /// Random writes and random queries: every snapshot an observer receives is the query's result at some commit,
 /// computed here by brute force, and the last one is the final state.
-@Suite("Live queries against a brute-force model, on random writes", .timeLimit(.minutes(2)), .leakChecked)
+@Suite("Live queries against a brute-force model, on random writes", .timeLimit(minutes: 2), .leakChecked)
 struct PropertyTests {
     /// One write, decoded from a random number: upsert or remove of one of 10 documents, in one of 3 groups and one
     /// of 2 kinds.

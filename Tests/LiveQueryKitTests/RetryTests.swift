@@ -8,7 +8,7 @@ import TetherTestingTraits
 /// A failed evaluation is run again after a wait that grows with each failure in a row, without waiting for a commit
 /// — a store unreachable for a moment (a PostgreSQL server restarting) recovers on its own. The waits run on a
 /// `ManualTimeSource`: a retry can only run when the test advances the clock past its delay.
-@Suite("Live queries: failed evaluations are retried after a growing wait", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("Live queries: failed evaluations are retried after a growing wait", .timeLimit(minutes: 1), .leakChecked)
 struct RetryTests {
     typealias Errors = FailureTests.Errors
     typealias Recording = FailureTests.Recording

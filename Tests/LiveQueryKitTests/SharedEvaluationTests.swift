@@ -3,10 +3,11 @@ import Testing
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+import TetherTestingTraits
 
 /// Many live queries of one shape with different `$args` — as a server observing per-customer lists has — cost per
 /// commit only the queries whose argument the commit touches, and identical queries are evaluated once.
-@Suite("Live queries: shared evaluation across parameters", .timeLimit(.minutes(2)))
+@Suite("Live queries: shared evaluation across parameters", .timeLimit(minutes: 2))
 struct SharedEvaluationTests {
     static let stores = 20
     static let observersPerStore = 10

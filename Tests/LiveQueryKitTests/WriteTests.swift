@@ -5,7 +5,7 @@ import TetherJSON
 import TetherTestingTraits
 
 @Suite(
-    "Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(.minutes(1)),
+    "Writing: upsert, insert, remove, find().update, find().remove, store.write, Document", .timeLimit(minutes: 1),
     .leakChecked)
 struct WriteTests {
     struct Item: Decodable, Equatable {

@@ -7,7 +7,7 @@ import TetherTestingTraits
 /// Aliases expand: a few hundred bytes can stand for billions of nodes, and chained aliases nest deeper than libyaml
 /// sees. The loader refuses both at once, with the line where the limit was exceeded (a fuzzer's and a probe's
 /// finds: the first grew past 3 GB, the second overflowed the decoder's stack).
-@Suite("YAML limits: alias bombs and deep chains are refused, in bounded time", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("YAML limits: alias bombs and deep chains are refused, in bounded time", .timeLimit(minutes: 1), .leakChecked)
 struct YAMLLimitTests {
     /// The classic "billion laughs": nine levels of ten aliases each, 10^9 leaves, under 800 bytes.
     static let billionLaughs: String = {

@@ -12,7 +12,7 @@ import TetherTestingTraits
 @Suite(
     "PostgreSQL: commits reach every store on the schema, in order, none lost", PostgresTestServer.required,
     .needsProcessorTime,
-    .timeLimit(.minutes(2)))
+    .timeLimit(minutes: 2))
 struct PostgresChangeFeedTests {
     /// Records the commit numbers a feed publishes, inline, in order.
     final class CommitRecorder: Sendable {

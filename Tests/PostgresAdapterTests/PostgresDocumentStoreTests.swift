@@ -12,7 +12,7 @@ import TetherTestingTraits
 @Suite(
     "PostgresDocumentStore: the document-store conformance suite on a real server", PostgresTestServer.required,
     .needsProcessorTime,
-    .timeLimit(.minutes(2)))
+    .timeLimit(minutes: 2))
 struct PostgresDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {

@@ -8,7 +8,7 @@ import TetherTestingTraits
 
 @Suite(
     "PostgresEntityCache: the entity-cache conformance suite, and one cache shared by instances",
-    PostgresTestServer.required, .needsProcessorTime, .timeLimit(.minutes(2)))
+    PostgresTestServer.required, .needsProcessorTime, .timeLimit(minutes: 2))
 struct PostgresEntityCacheTests {
     /// Runs `body` with a cache on a fresh schema, on a dispatch queue (the cache waits for the server there, as
     /// under `PersistentCache`); drops the schema afterwards.

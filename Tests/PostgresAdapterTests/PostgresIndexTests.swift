@@ -7,7 +7,7 @@ import TetherTestingTraits
 
 /// Declared indexes on PostgreSQL: expression indexes on the very expressions the query compiler writes for their
 /// paths, so that the planner uses them — proven by its own plan — and never changing a result.
-@Suite("PostgreSQL: declared indexes", PostgresTestServer.required, .needsProcessorTime, .timeLimit(.minutes(2)))
+@Suite("PostgreSQL: declared indexes", PostgresTestServer.required, .needsProcessorTime, .timeLimit(minutes: 2))
 struct PostgresIndexTests {
     /// `count` documents in `items`: 100 stores, names, prices, a nested city, and a few of other types.
     static func fill(_ store: PostgresDocumentStore, count: Int) async throws {

@@ -9,7 +9,7 @@ import TetherTestingTraits
 /// by another store on the same schema — another process, as far as it can tell.
 @Suite(
     "PostgreSQL: live queries see other stores' commits", PostgresTestServer.required, .needsProcessorTime,
-    .timeLimit(.minutes(2)))
+    .timeLimit(minutes: 2))
 struct PostgresLiveQueryTests {
     /// The writes, in commit order: upserts moving documents between groups, and removals.
     static let writes: [(id: String, group: String?)] = (0..<60).map { index in

@@ -9,7 +9,7 @@ import TetherTestingTraits
 /// Real processes sharing a schema only through the server: `tether-postgres-probe`, built beside this bundle.
 @Suite(
     "PostgreSQL: processes that share only the server", PostgresTestServer.required, .needsProcessorTime,
-    .timeLimit(.minutes(2)))
+    .timeLimit(minutes: 2))
 struct PostgresProcessTests {
     /// How long a probe may run once the test waits for it: inside the suite's 2 minutes, above the 60 s default
     /// (the slow consumer's test took up to 94 s in CI, counting its wait for a turn).

@@ -12,7 +12,7 @@ import TetherTestingTraits
 /// listener catches up from the change log, so nothing committed before, during or after is lost.
 @Suite(
     "PostgreSQL: the server restarted mid-stream", PostgresTestServer.required, .needsProcessorTime,
-    .timeLimit(.minutes(3)))
+    .timeLimit(minutes: 3))
 struct PostgresRestartTests {
     @Test(
         "The server stops and starts while a store writes: the other store's feed has every commit, in order, each once, and its live query ends on the final state"

@@ -7,7 +7,7 @@ import TetherTestingTraits
 import TransportConformance
 
 @Suite(
-    "Restarts and crashes, in real separate processes", .serialized, .needsProcessorTime, .timeLimit(.minutes(2)),
+    "Restarts and crashes, in real separate processes", .serialized, .needsProcessorTime, .timeLimit(minutes: 2),
     .leakChecked)
 struct CrashAndRestartTests {
     @Test("SIGKILL mid-write: the file opens intact and holds every commit the child reported done")

@@ -11,7 +11,7 @@ import TetherTesting
 import TetherTestingTraits
 
 @Suite(
-    "Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(.minutes(1)), .leakChecked
+    "Faults and bad files: typed errors with the file, nothing lost", .serialized, .timeLimit(minutes: 1), .leakChecked
 )
 struct FaultTests {
     static let garbage = Data((0..<8192).map { UInt8(truncatingIfNeeded: $0 &* 7919 &+ 13) })

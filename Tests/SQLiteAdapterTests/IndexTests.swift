@@ -184,7 +184,7 @@ struct IndexTests {
     @Test(
         "While an index is being built, readers go on: a read completes inside the build's open transaction",
         // Three minutes, a limit for a hang: 8.5 s alone under ThreadSanitizer, 111 s there beside the other suites.
-        .timeLimit(.minutes(3)))
+        .timeLimit(minutes: 3))
     func readersGoOnDuringCreation() async throws {
         try await TemporaryDirectory.with { directory in
             let file = directory.file("store.sqlite")

@@ -8,7 +8,7 @@ import TetherTesting
 import TetherTestingTraits
 import TransportKit
 
-@Suite("ResourceKit with a SQLite persistent cache", .timeLimit(.minutes(1)), .leakChecked)
+@Suite("ResourceKit with a SQLite persistent cache", .timeLimit(minutes: 1), .leakChecked)
 struct ResourceCacheTests {
     final class Owner: Sendable {}
 

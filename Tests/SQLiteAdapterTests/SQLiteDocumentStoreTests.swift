@@ -9,7 +9,7 @@ import TetherTesting
 import TetherTestingTraits
 
 @Suite(
-    "SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(.minutes(1)), .leakChecked)
+    "SQLiteDocumentStore: the document-store conformance suite on a real file", .timeLimit(minutes: 1), .leakChecked)
 struct SQLiteDocumentStoreTests {
     @Test("Conformance", arguments: DocumentStoreConformance.checks)
     func conformance(_ check: DocumentStoreCheck) async throws {

@@ -7,10 +7,11 @@ import Testing
 import TetherClock
 import TetherInspector
 import TetherTesting
+import TetherTestingTraits
 import TransportKit
 
 /// `GET /api/v1/inspection` against the scripted scenario: the exact figures, as a client decodes them.
-@Suite("Inspector: the JSON API", .timeLimit(.minutes(1)))
+@Suite("Inspector: the JSON API", .timeLimit(minutes: 1))
 struct InspectorAPITests {
     @Test("Resources: observed, cached, referenced elsewhere, what a flush releases, data, observers and owners")
     func resources() async throws {

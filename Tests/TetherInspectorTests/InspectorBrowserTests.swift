@@ -9,7 +9,7 @@ import TetherTestingTraits
 /// A headless browser loads every core for a moment: not beside tests whose deadlines or demonstrations assume a
 /// fair share of the processor (the sample's runs).
 @Suite(
-    "Inspector: the page in a browser", .timeLimit(.minutes(2)), .loadsEveryCore,
+    "Inspector: the page in a browser", .timeLimit(minutes: 2), .loadsEveryCore,
     .enabled(
         if: HeadlessBrowser.found != nil || HeadlessBrowser.required,
         "no Chromium on this machine: `apt-get install chromium`, or set TETHER_BROWSER"))

@@ -2,9 +2,10 @@ import Foundation
 import Testing
 import TetherInspector
 import TetherTesting
+import TetherTestingTraits
 
 /// Who may ask the inspector: loopback by default; anything else only with a token, which every request must carry.
-@Suite("Inspector: security", .timeLimit(.minutes(1)))
+@Suite("Inspector: security", .timeLimit(minutes: 1))
 struct InspectorSecurityTests {
     @Test("Listening beyond loopback without a token is refused, with the address in the error; bad values too")
     func nonLoopbackNeedsToken() throws {

@@ -27,9 +27,10 @@ struct ProbeProcessTests {
             try await eventually { child.lines == ["started"] }
             let outcome = await child.finish(within: .milliseconds(200))
             #expect(outcome.status == SIGKILL)
-            #expect(outcome.killedAtDeadline == .milliseconds(200))
+            let deadline = DeadlineScale.scaled(.milliseconds(200))  // 0.2 s as written
+            #expect(outcome.killedAtDeadline == deadline)
             #expect(outcome.lines == ["started"])
-            #expect(outcome.description.hasPrefix("killed, still running after 0.2 seconds"), "\(outcome)")
+            #expect(outcome.description.hasPrefix("killed, still running after \(deadline)"), "\(outcome)")
             #expect(!child.process.isRunning)
         }
     }

@@ -11,7 +11,7 @@ import TransportKit
 // Three minutes, here and in the other .needsProcessorTime suites: a limit catches a hang; it does not measure speed.
 // (Until 2026-11-29 a time limit also counted the wait for a turn while the suites that load every core ran — 50–55 s
 // of the former one-minute limit in every full run; the turn is now taken outside it, see ProcessorShareTrait.)
-@Suite("Real transports", .needsProcessorTime, .timeLimit(.minutes(3)), .leakChecked)
+@Suite("Real transports", .needsProcessorTime, .timeLimit(minutes: 3), .leakChecked)
 struct AdapterTests {
     @Test("A body above the configured limit fails with responseTooLarge", arguments: RealTransport.allCases)
     func sizeLimit(_ kind: RealTransport) async throws {

@@ -10,17 +10,17 @@ import URLSessionAdapter
 /// check a test case of its own.
 @Suite("Transport conformance", .needsProcessorTime, .leakChecked)
 struct ConformanceTests {
-    @Test("InMemoryTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.lightChecks)
+    @Test("InMemoryTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.lightChecks)
     func inMemory(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.inMemory.run(check)
     }
 
-    @Test("URLSessionTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.lightChecks)
+    @Test("URLSessionTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.lightChecks)
     func urlSession(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.urlSession.run(check)
     }
 
-    @Test("AsyncHTTPClientTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.lightChecks)
+    @Test("AsyncHTTPClientTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.lightChecks)
     func asyncHTTPClient(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.asyncHTTPClient.run(check)
     }
@@ -31,17 +31,17 @@ struct ConformanceTests {
 /// every URLSession check beside it waited; in CI, two of them past their 10 s deadlines.
 @Suite("Transport conformance: the heavy checks", .loadsEveryCore, .leakChecked)
 struct HeavyConformanceTests {
-    @Test("InMemoryTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.heavyChecks)
+    @Test("InMemoryTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.heavyChecks)
     func inMemory(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.inMemory.run(check)
     }
 
-    @Test("URLSessionTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.heavyChecks)
+    @Test("URLSessionTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.heavyChecks)
     func urlSession(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.urlSession.run(check)
     }
 
-    @Test("AsyncHTTPClientTransport", .timeLimit(.minutes(3)), arguments: TransportConformanceSuite.heavyChecks)
+    @Test("AsyncHTTPClientTransport", .timeLimit(minutes: 3), arguments: TransportConformanceSuite.heavyChecks)
     func asyncHTTPClient(_ check: ConformanceCheck) async throws {
         try await ConformedTransport.asyncHTTPClient.run(check)
     }

@@ -7,7 +7,7 @@ import TransportConformance
 import TransportKit
 
 /// ResourceKit over each real transport and the loopback server: what Siesta's users rely on, on real sockets.
-@Suite("ResourceKit end to end", .needsProcessorTime, .timeLimit(.minutes(3)), .leakChecked)
+@Suite("ResourceKit end to end", .needsProcessorTime, .timeLimit(minutes: 3), .leakChecked)
 struct EndToEndTests {
     @Test(
         "100 concurrent loadIfNeeded() calls on one resource make exactly one request",

@@ -6,7 +6,7 @@ import TransportKit
 
 /// Bodies far larger than the conformance suite's, through each real adapter. Apart from the suites with deadlines
 /// (`.loadsEveryCore`): a debug build copies 50 MB several times over on every core.
-@Suite("Real transports: large bodies", .loadsEveryCore, .timeLimit(.minutes(3)), .leakChecked)
+@Suite("Real transports: large bodies", .loadsEveryCore, .timeLimit(minutes: 3), .leakChecked)
 struct LargeBodyTests {
     @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
     func fiftyMegabytes(_ kind: RealTransport) async throws {

@@ -53,7 +53,7 @@ final class HeldWorkQueueProtocol: URLProtocol {
 /// deadlines run even while Swift concurrency's threads wait for that queue in other tests. Three minutes, as the
 /// suites beside it: a limit catches a hang.
 @Suite(
-    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(.minutes(3)), .loadsEveryCore,
+    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(minutes: 3), .loadsEveryCore,
     .onDedicatedThread)
 struct BusyWorkQueueTests {
     /// A request started on `executor`, and its result once it has one.

@@ -5,7 +5,7 @@ import TransportKit
 import URLSessionAdapter
 
 // Three minutes, as the other .needsProcessorTime suites: a limit catches a hang; it does not measure speed.
-@Suite("URLSessionTransport", .needsProcessorTime, .timeLimit(.minutes(3)))
+@Suite("URLSessionTransport", .needsProcessorTime, .timeLimit(minutes: 3))
 struct URLSessionTransportTests {
     final class Weak: @unchecked Sendable {
         weak var transport: URLSessionTransport?
