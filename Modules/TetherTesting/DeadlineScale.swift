@@ -16,8 +16,8 @@ public enum DeadlineScale {
     /// The environment variable read.
     public static let variable = "TETHER_DEADLINE_SCALE"
 
-    /// The factor in force; a value that is not a whole number from 1 to 100 is reported once, on standard error,
-    /// and 1 is used — the deadlines as written, so that a mistyped value never lengthens a hang's wait unnoticed.
+    /// The factor in force. A value that is not a whole number from 1 to 100 is reported once, on standard error,
+    /// and 1 is used: a mistyped value leaves the deadlines as written, and says so.
     public static let factor: Int = {
         let value = ProcessInfo.processInfo.environment[variable]
         switch parse(value) {
