@@ -1,5 +1,3 @@
-import Foundation
-
 /// How much longer than written the tests' correctness deadlines are: `TETHER_DEADLINE_SCALE` (a whole number, 1 to
 /// 100), 1 when unset.
 ///
@@ -13,49 +11,15 @@ import Foundation
 /// try await eventually(within: .seconds(10)) { recorder.count == 3 }   // 40 s under TETHER_DEADLINE_SCALE=4
 /// ```
 public enum DeadlineScale {
-    /// The environment variable read.
-    public static let variable = "TETHER_DEADLINE_SCALE"
+    /// The setting: `TETHER_DEADLINE_SCALE`, 1 to 100, 1 when unset.
+    public static let setting = TestSetting(variable: "TETHER_DEADLINE_SCALE", range: 1...100, default: 1)
 
-    /// The factor in force. A value that is not a whole number from 1 to 100 is reported once, on standard error,
-    /// and 1 is used: a mistyped value leaves the deadlines as written, and says so.
-    public static let factor: Int = {
-        let value = ProcessInfo.processInfo.environment[variable]
-        switch parse(value) {
-        case .success(let factor):
-            return factor
-        case .failure(let error):
-            FileHandle.standardError.write(Data("\(error); the deadlines are used as written\n".utf8))
-            return 1
-        }
-    }()
+    /// The factor in force. A bad value is reported once, on standard error, and 1 is used: a mistyped value leaves
+    /// the deadlines as written, and says so.
+    public static let factor = setting.value()
 
     /// `deadline` times ``factor``.
     public static func scaled(_ deadline: Duration) -> Duration {
         deadline * factor
-    }
-
-    /// Reads a value of ``variable``: nil is 1.
-    public static func parse(_ value: String?) -> Result<Int, DeadlineScaleError> {
-        guard let value else { return .success(1) }
-        guard let factor = Int(value.trimmingCharacters(in: .whitespaces)), (1...100).contains(factor) else {
-            return .failure(DeadlineScaleError(value: value))
-        }
-        return .success(factor)
-    }
-}
-
-/// A value of `TETHER_DEADLINE_SCALE` that is not a whole number from 1 to 100.
-public struct DeadlineScaleError: Error, Equatable, CustomStringConvertible {
-    /// The value as it was set.
-    public let value: String
-
-    /// The error for `value`.
-    public init(value: String) {
-        self.value = value
-    }
-
-    /// Names the variable, the value and what is allowed.
-    public var description: String {
-        "\(DeadlineScale.variable)=\"\(value)\" is not a whole number from 1 to 100"
     }
 }

@@ -14,7 +14,7 @@ public struct EventuallyTimedOut: Error, CustomStringConvertible {
     public var description: String {
         let scale = DeadlineScale.factor
         return "\(file):\(line): the condition did not hold within \(deadline)"
-            + (scale == 1 ? "" : " × \(scale) (\(DeadlineScale.variable))")
+            + (scale == 1 ? "" : " × \(scale) (\(DeadlineScale.setting.variable))")
     }
 }
 

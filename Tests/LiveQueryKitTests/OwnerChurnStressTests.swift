@@ -8,7 +8,7 @@ import TetherTesting
 import TetherTestingTraits
 
 /// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
-let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20
+let stressSeconds = Double(StressLoad.churnSeconds)
 
 @Suite("Live queries: owners churning on 8 threads while a writer commits", .loadsEveryCore, .leakChecked)
 struct LiveQueryOwnerChurnStressTests {

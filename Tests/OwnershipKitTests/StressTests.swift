@@ -12,7 +12,7 @@ import TetherTestingTraits
 struct StressTests {
     static let threadCount = 8
     static let operationsPerThread =
-        ProcessInfo.processInfo.environment["TETHER_STRESS_OPS"].flatMap(Int.init) ?? 100_000
+        StressLoad.operationsPerThread(default: 100_000)
 
     @Test("8 threads add, remove, drop owners and notify at random: every invariant holds, nothing leaks")
     func randomOperations() {

@@ -10,7 +10,7 @@ import TetherTestingTraits
 import TransportKit
 
 /// How long the churn runs: 20 s by default, `TETHER_STRESS_SECONDS` to change it.
-let stressSeconds = ProcessInfo.processInfo.environment["TETHER_STRESS_SECONDS"].flatMap(Double.init) ?? 20
+let stressSeconds = Double(StressLoad.churnSeconds)
 
 /// An observer removed explicitly (self-owned, or through its token): what it must never hear is an event after its
 /// removal returned.
