@@ -42,7 +42,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     let invalid: InvalidAddress?
     /// The observer table, made when the first observer is added: most cached resources are never observed, and
     /// the table (its lock, its watermark) was a third of what one of them cost.
-    private let observerTable = AtomicLazyReference<ObserverTable<ObserverSink, ResourceNotification>>()
+    private let observerTable = LazyReference<ObserverTable<ObserverSink, ResourceNotification>>()
     let state = LockedValue(ResourceState())
 
     init(core: ServiceCore, key: String, url: URL?, invalid: InvalidAddress?) {

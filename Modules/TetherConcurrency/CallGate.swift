@@ -14,7 +14,7 @@ public import Synchronization
 package final class CallGate: Sendable {
     /// Bit 0: closed. Bit 1: someone has waited (exits must wake). Bits 2 and up: calls running.
     @usableFromInline let word = Atomic<UInt64>(0)
-    let waiters = AtomicLazyReference<WaitList>()
+    let waiters = LazyReference<WaitList>()
 
     @usableFromInline static var closedBit: UInt64 { 1 }
     @usableFromInline static var waitedBit: UInt64 { 2 }

@@ -16,7 +16,7 @@ package final class Watermark: Sendable {
     @usableFromInline let current = Atomic<UInt64>(0)
     /// Tasks suspended now: an advance wakes them only when there are some.
     @usableFromInline let waiting = Atomic<Int>(0)
-    let waiters = AtomicLazyReference<WaitList>()
+    let waiters = LazyReference<WaitList>()
 
     /// How many times a blocking wait yields the processor before it sleeps.
     static let yieldsBeforeSleeping = 64
