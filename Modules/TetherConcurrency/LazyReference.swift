@@ -1,4 +1,4 @@
-public import Synchronization
+package import Synchronization
 
 /// A reference made once, on first use, by whichever thread gets there first: the standard library's
 /// `AtomicLazyReference`, written again with inlinable atomics.
