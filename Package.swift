@@ -62,7 +62,9 @@ let package = Package(
         // MARK: Internal helpers (no product)
         .target(name: "TetherConcurrency", path: "Modules/TetherConcurrency"),
         // The role of a clock (TimeSource), the system's and a manual one: every timed part takes one.
-        .target(name: "TetherClock", dependencies: ["TetherConcurrency"], path: "Modules/TetherClock"),
+        .target(name: "TetherClock", dependencies: ["TetherConcurrency", "CTetherTimer"], path: "Modules/TetherClock"),
+        // The Linux calls of TetherClock's timer thread that Glibc's module lacks (timerfd; C, no dependencies).
+        .target(name: "CTetherTimer", path: "Modules/CTetherTimer"),
 
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["TetherConcurrency"], path: "Modules/OwnershipKit"),
@@ -275,7 +277,9 @@ let package = Package(
             dependencies: ["TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherConcurrencyTests"
         ),
-        .testTarget(name: "TetherClockTests", dependencies: ["TetherClock"], path: "Tests/TetherClockTests"),
+        .testTarget(
+            name: "TetherClockTests", dependencies: ["TetherClock", "TetherTesting", "TetherTestingTraits"],
+            path: "Tests/TetherClockTests"),
         .testTarget(
             name: "OwnershipKitTests",
             dependencies: ["OwnershipKit", "DeliveryKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
@@ -623,6 +627,6 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
     }
 }
 
-for target in package.targets {
+for target in package.targets where target.name != "CTetherTimer" {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -426,10 +426,12 @@ final class LiveQueryEngine: Sendable {
 
     /// Calls `body` with the engine once `delay` has passed on the time source — unless the engine has been released
     /// meanwhile: a timer that does not keep the engine alive (a failed query's retry, a computation ahead of a
-    /// signal).
+    /// signal). `body` runs on the time source's timer (``TetherClock/TimeSource/schedule(after:_:)``) and only
+    /// decides under the lock and hands work to the consumer: on Linux the system clock's timer thread, which a
+    /// scheduled call wakes once, where a task's sleep cost two or three more wake-ups per delivery to a slow observer
+    /// (Docs/LiveQueryBenchmarkLog.md, "One wake-up per computation ahead").
     func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) {
-        Task(executorPreference: executor) { [weak self, timeSource] in
-            do { try await timeSource.sleep(for: delay) } catch { return }
+        timeSource.schedule(after: delay) { [weak self] in
             if let self { body(self) }
         }
     }

@@ -19,6 +19,26 @@ public protocol TimeSource: Sendable {
 
     /// Suspends for `duration`; throws `CancellationError` if the task is cancelled first.
     func sleep(for duration: Duration) async throws
+
+    /// Calls `body` once `delay` has passed on this source's monotonic clock (``elapsed``), on a thread of the
+    /// source's choosing: a timer for work that only decides and hands over, such as resuming a continuation.
+    /// `body` must return quickly and never block — it may share its thread with every other timer of the process.
+    /// Nothing cancels it: hold what it needs weakly.
+    ///
+    /// The default sleeps in a task of its own (``sleep(for:)``), so a ``ManualTimeSource`` runs `body` when advanced
+    /// past the delay. ``SystemTimeSource`` on Linux uses one timer thread for the process instead, which costs no
+    /// thread wake-up to schedule and one to run.
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void)
+}
+
+extension TimeSource {
+    /// Sleeps `delay` in a task of its own (``sleep(for:)``), then calls `body`.
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        Task { [self] in
+            do { try await sleep(for: delay) } catch { return }
+            body()
+        }
+    }
 }
 
 /// The system's clock: `Date()` and `Task.sleep`.
@@ -35,6 +55,19 @@ public struct SystemTimeSource: TimeSource {
     /// `Task.sleep(for:)`.
     public func sleep(for duration: Duration) async throws {
         try await Task.sleep(for: duration)
+    }
+
+    /// On Linux, the process's timer thread: a `timerfd` on the clock of ``elapsed``, armed for the earliest call, so
+    /// that scheduling wakes no thread and a call due wakes one. Elsewhere (or if that thread could not be started),
+    /// a task's sleep.
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        #if os(Linux)
+        if let timer = TimerThread.shared { return timer.schedule(after: delay, body) }
+        #endif
+        Task {
+            do { try await Task.sleep(for: delay) } catch { return }
+            body()
+        }
     }
 }
 

@@ -43,4 +43,9 @@ public final class HeldTimeSource: TimeSource {
     public func sleep(for duration: Duration) async throws {
         try await base.sleep(for: duration)
     }
+
+    /// `base`'s.
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        base.schedule(after: delay, body)
+    }
 }
