@@ -1,9 +1,10 @@
-import LiveQueryKit
 import Testing
 import TetherClock
 import TetherConcurrency
 import TetherJSON
 import TetherTesting
+
+@testable import LiveQueryKit
 
 /// While every observer of a query is busy, its changes are held back; a little before the observer is due to signal
 /// — timed by how long it took over its last result — the engine computes the latest result, so that the signal takes
@@ -128,6 +129,38 @@ struct ComputeAheadTests {
         #expect(try await paced.query.exec().map(\.id).contains("d3"))
         #expect(try await paced.signalForTheLatest() == 1, "computed once, at the signal")
         await paced.end()
+    }
+
+    @Test(
+        "A writer committing every 0.4 ms is still committing 0.2 ms after its last commit: none is made ahead",
+        arguments: TestStores.kinds)
+    func slowerWriterStillCommitting(kind: String) async throws {
+        let paced = try await Paced(kind)
+        try await paced.commit(["d2"])
+        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        // 22 commits 0.4 ms apart up to 8.8 ms, then the computation is due at 9 ms: 0.2 ms after the last commit,
+        // which a fixed window of 0.2 ms took for a writer that had stopped.
+        for index in 1...22 {
+            paced.clock.advance(by: .microseconds(400))
+            try await paced.commit(["w\(index)"])
+        }
+        let before = paced.store.statistics
+        paced.clock.advance(by: Self.due - .microseconds(8_800))
+        try await eventually { paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1 }
+        #expect(paced.store.statistics.computedAhead == before.computedAhead)
+        #expect(Self.work(paced.store.statistics) == Self.work(before), "nothing computed ahead")
+        #expect(try await paced.signalForTheLatest() == 1, "computed once, at the signal")
+        await paced.end()
+    }
+
+    @Test("The writer's window: twice its interval between commits over the delay, from 0.2 ms to 1 ms")
+    func writerWindow() {
+        typealias Pace = LiveQueryEngine.WriterPace
+        let pace = Pace(since: 100, over: .milliseconds(9))
+        #expect(pace.activeWindow(received: 100) == .microseconds(200), "no commit since: the narrowest")
+        #expect(pace.activeWindow(received: 190) == .microseconds(200), "every 0.1 ms: 0.2 ms")
+        #expect(pace.activeWindow(received: 130) == .microseconds(600), "every 0.3 ms: 0.6 ms")
+        #expect(pace.activeWindow(received: 103) == .milliseconds(1), "every 3 ms: at most 1 ms")
     }
 
     @Test(
