@@ -4,8 +4,9 @@ import TetherConcurrency
 
 /// Running failed queries again after a wait (see ``EvaluationRetry``).
 ///
-/// A failure schedules one retry per query (`Evaluation.isRetryScheduled`): a task sleeps the policy's delay on the
-/// store's clock, holding the engine only weakly, then puts the query into the inbox; the consumer's next round runs
+/// A failure schedules one retry per query (`Evaluation.isRetryScheduled`): a timer on the store's clock
+/// (``TetherClock/TimeSource/schedule(after:_:)``), holding the engine only weakly, puts the query into the inbox once
+/// the policy's delay has passed; the consumer's next round runs
 /// it again if it is still failing and observed — a commit in the meantime may already have run it. Another failure
 /// schedules the next retry, with a longer delay; a success ends the streak.
 extension LiveQueryEngine {
@@ -20,7 +21,7 @@ extension LiveQueryEngine {
         } ?? nil
     }
 
-    /// Sleeps `delay`, then hands `query` to the consumer to be run again.
+    /// Once `delay` has passed, hands `query` to the consumer to be run again.
     func retry(_ query: DocumentQuery, after delay: Duration) {
         after(delay) { $0.retryIsDue(query) }
     }
