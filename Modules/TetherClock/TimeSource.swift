@@ -34,6 +34,11 @@ public protocol TimeSource: Sendable {
 extension TimeSource {
     /// Sleeps `delay` in a task of its own (``sleep(for:)``), then calls `body`.
     public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        scheduleInSleepingTask(after: delay, body)
+    }
+
+    /// The default ``schedule(after:_:)``, for a source that uses it only sometimes (``SystemTimeSource``).
+    func scheduleInSleepingTask(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
         Task { [self] in
             do { try await sleep(for: delay) } catch { return }
             body()
@@ -64,10 +69,7 @@ public struct SystemTimeSource: TimeSource {
         #if os(Linux)
         if let timer = TimerThread.shared { return timer.schedule(after: delay, body) }
         #endif
-        Task {
-            do { try await Task.sleep(for: delay) } catch { return }
-            body()
-        }
+        scheduleInSleepingTask(after: delay, body)
     }
 }
 
