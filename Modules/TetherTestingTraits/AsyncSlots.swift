@@ -13,6 +13,9 @@ final class AsyncSlots: Sendable {
         state = LockedValue(State(free: count))
     }
 
+    /// How many wait for a slot.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Takes a slot, waiting for one if none is free.
     func acquire() async {
         await state.admitOrQueue(\.waiting) { state in

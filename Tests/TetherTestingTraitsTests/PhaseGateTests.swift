@@ -1,5 +1,7 @@
+import Foundation
 import Testing
 import TetherConcurrency
+import TetherTesting
 
 @testable import TetherTestingTraits
 
@@ -95,6 +97,46 @@ struct ProcessorShareTraitTests {
     @Test("The other kind inside a turn runs under the outer turn instead of waiting for itself", .needsProcessorTime)
     func otherKindInside() {
         #expect(ProcessorShareTrait.current == .loadsEveryCore)
+    }
+
+    @Test(
+        "Tests holding up one resource run one at a time, the same one nested is taken once, another runs beside them",
+        .timeLimit(minutes: 1))
+    func heldUpInTurns() async throws {
+        let test = try #require(Test.current)
+        let resource = SharedResource("a resource of \(test.name) \(UUID())")
+        let other = SharedResource("another resource of \(test.name) \(UUID())")
+        let events = LockedValue<[String]>([])
+        let record: @Sendable (String) -> Void = { event in events.withLock { $0.append(event) } }
+        let latch = AsyncSlots(count: 0)
+        let first = Task {
+            try await ProcessorShareTrait.holdsUp(resource).provideScope(for: test, testCase: nil) {
+                record("first in")
+                // Nested, as on a suite and on its test: it would wait for itself if it took the resource again.
+                try await ProcessorShareTrait.holdsUp(resource).provideScope(for: test, testCase: nil) {
+                    record("nested")
+                }
+                await latch.acquire()
+                record("first out")
+            }
+        }
+        try await eventually(within: .seconds(30)) { events.withLock { $0 } == ["first in", "nested"] }
+        let second = Task {
+            try await ProcessorShareTrait.holdsUp(resource).provideScope(for: test, testCase: nil) {
+                record("second in")
+            }
+        }
+        let slot = try #require(ProcessorShareTrait.slots.withLock { $0[resource] })
+        try await eventually(within: .seconds(30)) { slot.waitingCount == 1 }
+        // Another resource is not held up by the first: this returns while the first still holds its own.
+        try await ProcessorShareTrait.holdsUp(other).provideScope(for: test, testCase: nil) {
+            record("another")
+        }
+        #expect(events.withLock { $0 } == ["first in", "nested", "another"])
+        latch.release()
+        try await first.value
+        try await second.value
+        #expect(events.withLock { $0 } == ["first in", "nested", "another", "first out", "second in"])
     }
 
     @Test(

@@ -5,10 +5,13 @@ import TransportConformance
 import TransportKit
 
 /// Bodies far larger than the conformance suite's, through each real adapter. Apart from the suites with deadlines
-/// (`.loadsEveryCore`): a debug build copies 50 MB several times over on every core.
+/// (`.loadsEveryCore`): a debug build copies 50 MB several times over on every core. Through URLSession, the body
+/// goes through FoundationNetworking's one queue: never beside the gzip bomb on that queue (`.holdsUp`).
 @Suite("Real transports: large bodies", .loadsEveryCore, .timeLimit(minutes: 3), .leakChecked)
 struct LargeBodyTests {
-    @Test("A 50 MB body goes up and comes down whole", arguments: RealTransport.allCases)
+    @Test(
+        "A 50 MB body goes up and comes down whole", .holdsUp(.foundationNetworkingQueue),
+        arguments: RealTransport.allCases)
     func fiftyMegabytes(_ kind: RealTransport) async throws {
         try await LoopbackHTTPServer.with { server in
             try await kind.with { transport in

@@ -49,12 +49,12 @@ final class HeldWorkQueueProtocol: URLProtocol {
 }
 
 /// The test holds FoundationNetworking's process-wide queue for a fraction of a second (for 20 s if the transport
-/// waits for it): apart from the tests with deadlines (`.loadsEveryCore`), and on a thread of its own, so that its own
-/// deadlines run even while Swift concurrency's threads wait for that queue in other tests. Three minutes, as the
-/// suites beside it: a limit catches a hang.
+/// waits for it): apart from the tests with deadlines and from the other tests that hold that queue up (`.holdsUp`),
+/// and on a thread of its own, so that its own deadlines run even while Swift concurrency's threads wait for that
+/// queue in other tests. Three minutes, as the suites beside it: a limit catches a hang.
 @Suite(
-    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(minutes: 3), .loadsEveryCore,
-    .onDedicatedThread)
+    "URLSessionTransport while FoundationNetworking's work queue is busy", .timeLimit(minutes: 3),
+    .holdsUp(.foundationNetworkingQueue), .onDedicatedThread)
 struct BusyWorkQueueTests {
     /// A request started on `executor`, and its result once it has one.
     struct Started: Sendable {
