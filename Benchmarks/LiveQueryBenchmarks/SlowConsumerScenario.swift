@@ -25,7 +25,7 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
         ["Tether", "Tether snapshots()", "GRDB"] + [control, alone].filter { Fixture.sides?.contains($0) == true }
     let tetherOnly = [
         "results computed", "quiet catch-ups", "computed ahead of a signal", "ahead left to the signal",
-        "results computed after the last commit",
+        "of which a write in flight", "results computed after the last commit",
         "of which ahead of a signal", "of which not ahead", "held high-water", "engine rounds",
     ]
     let names =
@@ -61,6 +61,9 @@ func slowConsumerScenario(count: Int, blocks: Int, documents: Int, runs: Int) {
                     record("\(side) engine rounds", after.rounds - before.rounds)
                     record("\(side) computed ahead of a signal", after.computedAhead - before.computedAhead)
                     record("\(side) ahead left to the signal", after.aheadLeftToSignal - before.aheadLeftToSignal)
+                    record(
+                        "\(side) of which a write in flight", after.aheadLeftWhileWriting - before.aheadLeftWhileWriting
+                    )
                     let statistics =
                         (observation as? LiveQuery)?.deliveryStatistics
                         ?? (observation as? LiveQuerySnapshots)?.deliveryStatistics

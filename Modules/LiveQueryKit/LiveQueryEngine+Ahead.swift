@@ -55,11 +55,18 @@ extension LiveQueryEngine {
 
     /// The time to compute ahead of a signal has come: wakes the query if its changes are held back (an observer
     /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute),
-    /// unless the writer is still committing (``WriterPace/activeWindow(received:)``).
+    /// unless the writer is still committing: a write is in flight (``DocumentStoreKit/ChangeFeed/isWriting``), or
+    /// the last commit came within the writer's window (``WriterPace/activeWindow(received:)``).
     func computeAheadNow(_ query: DocumentQuery, pace: WriterPace) {
         let now = timeSource.elapsed
+        let isWriting = documents.changes.isWriting
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.canWake(query) else { return nil }
+            if isWriting {
+                state.statistics.aheadLeftToSignal += 1
+                state.statistics.aheadLeftWhileWriting += 1
+                return nil
+            }
             // Advanced only under this lock.
             let window = pace.activeWindow(received: receivedCommit.value)
             if let last = state.lastReceivedAt, now - last < window {

@@ -19,10 +19,14 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     /// the observers take over a result — so that the signal takes the latest result at once (`Store`'s
     /// `anticipatesSignals`).
     public var computedAhead = 0
-    /// Computations ahead of a signal not made because the writer was still committing when they were due (it had
-    /// committed within the last 0.2 ms): the result would have been out of date at the signal, which computes the
-    /// latest then, as it would have had to anyway.
+    /// Computations ahead of a signal not made because the writer was still committing when they were due (a write
+    /// was in flight, or it had committed within twice its mean interval between commits, 0.2 ms to 1 ms): the result
+    /// would have been out of date at the signal, which computes the latest then, as it would have had to anyway.
     public var aheadLeftToSignal = 0
+    /// Of ``aheadLeftToSignal``, those left because a write was in flight in this process when they were due (see
+    /// `ChangeFeed.isWriting`): after its last commit the writer had paused longer than its window — a commit
+    /// checkpointing SQLite's write-ahead log, say — but had not stopped.
+    public var aheadLeftWhileWriting = 0
     /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
     /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
     public var changedDocumentReads = 0

@@ -81,10 +81,12 @@ public final class GatedDocumentStore: DocumentStore {
         return try await base.read(body)
     }
 
-    /// Writes to `base`.
+    /// Writes to `base`, in flight on this store's feed too.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {
-        try await base.write(body)
+        changes.beginWrite()
+        defer { changes.endWrite() }
+        return try await base.write(body)
     }
 
     /// Declares the index on `base`.

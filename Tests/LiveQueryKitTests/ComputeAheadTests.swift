@@ -1,3 +1,5 @@
+import Dispatch
+import DocumentStoreKit
 import Testing
 import TetherClock
 import TetherConcurrency
@@ -150,6 +152,41 @@ struct ComputeAheadTests {
         #expect(paced.store.statistics.computedAhead == before.computedAhead)
         #expect(Self.work(paced.store.statistics) == Self.work(before), "nothing computed ahead")
         #expect(try await paced.signalForTheLatest() == 1, "computed once, at the signal")
+        await paced.end()
+    }
+
+    @Test(
+        "A write in flight when the computation ahead is due, after the writer's window: none is made; the signal computes",
+        arguments: TestStores.kinds)
+    func writeInFlight(kind: String) async throws {
+        let paced = try await Paced(kind)
+        try await paced.commit(["d2"])
+        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        // 8 ms after the last commit, far past the writer's window, a write begins and stays in flight (as a commit
+        // checkpointing SQLite's log would) while the computation comes due.
+        paced.clock.advance(by: Self.due - .milliseconds(1))
+        let release = DispatchSemaphore(value: 0)
+        let entered = LockedValue(false)
+        let write = Task {
+            try await paced.store.write { transaction in
+                entered.withLock { $0 = true }
+                release.wait()  // on the store's writer queue, not one of Swift concurrency's threads
+                try transaction.collection("items").upsert(["_id": "d3", "group": "a"])
+            }
+        }
+        defer { release.signal() }
+        try await eventually { entered.withLock { $0 } && paced.store.documents.changes.isWriting }
+        let before = paced.store.statistics
+        paced.clock.advance(by: .milliseconds(1))
+        try await eventually { paced.store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting + 1 }
+        #expect(paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1)
+        #expect(paced.store.statistics.computedAhead == before.computedAhead)
+        #expect(Self.work(paced.store.statistics) == Self.work(before), "nothing computed ahead")
+        release.signal()
+        try await write.value
+        try await eventually { paced.store.statistics.deferrals > before.deferrals }
+        #expect(try await paced.signalForTheLatest() == 1, "computed once, at the signal, with the write's commit")
+        #expect(paced.slow.received.last?.contains("d3") == true)
         await paced.end()
     }
 
