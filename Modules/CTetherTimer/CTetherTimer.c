@@ -18,6 +18,11 @@ int ctether_timer_arm(int fd, int64_t deadline) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME, &value, NULL);
 }
 
+int ctether_timer_disarm(int fd) {
+    struct itimerspec value = {0};
+    return timerfd_settime(fd, 0, &value, NULL);
+}
+
 int64_t ctether_boot_time(void) {
     struct timespec now;
     clock_gettime(CLOCK_BOOTTIME, &now);

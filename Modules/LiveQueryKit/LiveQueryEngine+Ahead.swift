@@ -11,14 +11,37 @@ import TetherConcurrency
 /// that computation are held back again and applied when the observer signals, as without it. The timer is started
 /// on the engine's queue by the round that hands the result out (or, for a result an observer took as it signalled,
 /// by the round that first holds a commit back after it): the signal that took the result, and the writer, never
-/// wait for it. It finds nothing to compute when no commit came meanwhile. On unless the store is made with
-/// `anticipatesSignals: false`.
+/// wait for it. It finds nothing to compute when no commit came meanwhile. A commit that finds it due takes it
+/// and cancels its timer (``AheadTimers``): the writer is still committing, and the result is left to the signal.
+/// On unless the store is made with `anticipatesSignals: false`.
 extension LiveQueryEngine {
-    /// Brings `query` up to date after `delay`, if its changes are still held back then. Holds the engine only once
-    /// the time has come: an engine released meanwhile computes nothing.
+    /// Brings `query` up to date after `delay`, if its changes are still held back then and no commit has come since
+    /// it was due. Holds the engine only once the time has come: an engine released meanwhile computes nothing.
     func computeAhead(_ query: DocumentQuery, after delay: Duration) {
         let scheduledAt = receivedCommit.value
-        after(delay) { $0.computeAheadNow(query, pace: WriterPace(since: scheduledAt, over: delay)) }
+        let due = timeSource.elapsed + max(delay, .zero)
+        // Noted before the timer is started, so that a call due at once finds it.
+        let (serial, replaced) = state.withLock { $0.aheadTimers.add(query, due: due) }
+        replaced?.cancel()
+        let pace = WriterPace(since: scheduledAt, over: delay)
+        let call = after(delay) { $0.computeAheadNow(query, serial: serial, pace: pace) }
+        if !state.withLock({ $0.aheadTimers.attach(call, to: serial) }) { call.cancel() }
+    }
+
+    /// Takes the computations ahead that a commit received at `now` finds due: the writer is still committing, so
+    /// each is left to the signal, as its timer would have found. Returns their timers' calls, to be cancelled
+    /// outside the lock. Under the lock, on the writer's thread.
+    func takeAheadDue(at now: Duration, in state: inout State) -> [ScheduledCall] {
+        guard let earliest = state.aheadTimers.earliestDue, earliest <= now else { return [] }
+        var calls: [ScheduledCall] = []
+        for entry in state.aheadTimers.takeDue(at: now) {
+            if state.canWake(entry.query) {
+                state.statistics.aheadLeftToSignal += 1
+                state.statistics.aheadLeftWhileWriting += 1
+            }
+            if let call = entry.call { calls.append(call) }
+        }
+        return calls
     }
 
     /// A writer that committed this recently is taken to be still committing — at least.
@@ -57,11 +80,12 @@ extension LiveQueryEngine {
     /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute),
     /// unless the writer is still committing: a write is in flight (``DocumentStoreKit/ChangeFeed/isWriting``), or
     /// the last commit came within the writer's window (``WriterPace/activeWindow(received:)``).
-    func computeAheadNow(_ query: DocumentQuery, pace: WriterPace) {
+    func computeAheadNow(_ query: DocumentQuery, serial: UInt64, pace: WriterPace) {
         let now = timeSource.elapsed
         let isWriting = documents.changes.isWriting
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.canWake(query) else { return nil }
+            // A commit that found it due took it first: the writer was still committing.
+            guard state.aheadTimers.take(serial), state.canWake(query) else { return nil }
             if isWriting {
                 state.statistics.aheadLeftToSignal += 1
                 state.statistics.aheadLeftWhileWriting += 1

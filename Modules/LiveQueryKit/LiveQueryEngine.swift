@@ -95,6 +95,8 @@ final class LiveQueryEngine: Sendable {
         /// computation ahead of a signal is not made while the writer is still committing (see
         /// ``LiveQueryEngine/writerActiveWindow``).
         var lastReceivedAt: Duration?
+        /// The computations ahead of a signal scheduled and not yet run (see `LiveQueryEngine+Ahead`).
+        var aheadTimers = AheadTimers()
 
         var isObserving: Bool { !registered.isEmpty }
         /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
@@ -329,11 +331,15 @@ final class LiveQueryEngine: Sendable {
     /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
     func receive(_ changes: ChangeSet) {
         let now = anticipatesSignals ? timeSource.elapsed : nil
+        var cancelled: [ScheduledCall] = []
         let (resume, watch, check) = state.withLock {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
             receivedCommit.advance(to: changes.commits.upperBound)
-            if let now { state.lastReceivedAt = max(state.lastReceivedAt ?? now, now) }
+            if let now {
+                state.lastReceivedAt = max(state.lastReceivedAt ?? now, now)
+                cancelled = takeAheadDue(at: now, in: &state)
+            }
             guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1
@@ -347,6 +353,7 @@ final class LiveQueryEngine: Sendable {
             return (resume, false, false)
         }
         if let resume { resume.0.resume(returning: resume.1) }
+        for call in cancelled { call.cancel() }  // outside the lock: the timer's own is taken alone
         if watch { watchForQuiet() }
         // Outside the engine's lock: the table's is taken alone.
         if check, observers.hasEnded(atMost: Self.sweepPerRound) { wakeToSweep() }
@@ -430,7 +437,8 @@ final class LiveQueryEngine: Sendable {
     /// decides under the lock and hands work to the consumer: on Linux the system clock's timer thread, which a
     /// scheduled call wakes once, where a task's sleep cost two or three more wake-ups per delivery to a slow observer
     /// (Docs/LiveQueryBenchmarkLog.md, "One wake-up per computation ahead").
-    func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) {
+    @discardableResult
+    func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) -> ScheduledCall {
         timeSource.schedule(after: delay) { [weak self] in
             if let self { body(self) }
         }

@@ -23,26 +23,31 @@ public protocol TimeSource: Sendable {
     /// Calls `body` once `delay` has passed on this source's monotonic clock (``elapsed``), on a thread of the
     /// source's choosing: a timer for work that only decides and hands over, such as resuming a continuation.
     /// `body` must return quickly and never block — it may share its thread with every other timer of the process.
-    /// Nothing cancels it: hold what it needs weakly.
+    /// Only the returned call's ``ScheduledCall/cancel()`` cancels it: hold what it needs weakly.
     ///
     /// The default sleeps in a task of its own (``sleep(for:)``), so a ``ManualTimeSource`` runs `body` when advanced
     /// past the delay. ``SystemTimeSource`` on Linux uses one timer thread for the process instead, which costs no
-    /// thread wake-up to schedule and one to run.
-    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void)
+    /// thread wake-up to schedule, one to run, and none once cancelled.
+    @discardableResult
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall
 }
 
 extension TimeSource {
-    /// Sleeps `delay` in a task of its own (``sleep(for:)``), then calls `body`.
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    /// Sleeps `delay` in a task of its own (``sleep(for:)``), then calls `body`; cancelling the call cancels the task.
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
         scheduleInSleepingTask(after: delay, body)
     }
 
     /// The default ``schedule(after:_:)``, for a source that uses it only sometimes (``SystemTimeSource``).
-    func scheduleInSleepingTask(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
-        Task { [self] in
+    func scheduleInSleepingTask(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
+        let task = Task { [self] in
             do { try await sleep(for: delay) } catch { return }
+            // A sleep that ended as the task was cancelled: the call was cancelled before it started.
+            guard !Task.isCancelled else { return }
             body()
         }
+        return ScheduledCall { task.cancel() }
     }
 }
 
@@ -65,11 +70,12 @@ public struct SystemTimeSource: TimeSource {
     /// On Linux, the process's timer thread: a `timerfd` on the clock of ``elapsed``, armed for the earliest call, so
     /// that scheduling wakes no thread and a call due wakes one. Elsewhere (or if that thread could not be started),
     /// a task's sleep.
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
         #if os(Linux)
         if let timer = TimerThread.shared { return timer.schedule(after: delay, body) }
         #endif
-        scheduleInSleepingTask(after: delay, body)
+        return scheduleInSleepingTask(after: delay, body)
     }
 }
 

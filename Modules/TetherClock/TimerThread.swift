@@ -60,16 +60,36 @@ final class TimerThread: Sendable {
         pthread_detach(thread)
     }
 
-    /// Runs `body` on this thread once `delay` has passed (at once when it is not positive).
-    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` on this thread once `delay` has passed (at once when it is not positive), unless cancelled first.
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
         let deadline = Self.now() &+ Self.nanoseconds(delay)
-        state.withLock { state in
+        let order = state.withLock { state in
             state.scheduled += 1
             let call = Call(deadline: deadline, order: state.scheduled, body: body)
             // Kept latest first; an insertion among the few calls pending (one per engine, say).
             let index = state.calls.lastIndex { !$0.precedes(call) }.map { $0 + 1 } ?? 0
             state.calls.insert(call, at: index)
             if state.armed.map({ deadline < $0 }) ?? true { arm(deadline, &state) }
+            return state.scheduled
+        }
+        return ScheduledCall { [self] in cancel(order) }
+    }
+
+    /// Removes the call scheduled as `order` if it is still pending. The timer, armed for it, is armed for the next
+    /// call instead, or disarmed: a cancelled call wakes nobody.
+    private func cancel(_ order: UInt64) {
+        state.withLock { state in
+            guard let index = state.calls.lastIndex(where: { $0.order == order }) else { return }
+            let call = state.calls.remove(at: index)
+            guard state.armed == call.deadline, !state.calls.contains(where: { $0.deadline == call.deadline }) else {
+                return
+            }
+            if let next = state.calls.last {
+                arm(next.deadline, &state)
+            } else {
+                ctether_timer_disarm(descriptor)
+                state.armed = nil
+            }
         }
     }
 

@@ -45,7 +45,8 @@ public final class HeldTimeSource: TimeSource {
     }
 
     /// `base`'s.
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) {
+    @discardableResult
+    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
         base.schedule(after: delay, body)
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import DocumentStoreKit
+import Foundation
 import Testing
 import TetherClock
 import TetherConcurrency
@@ -190,6 +191,41 @@ struct ComputeAheadTests {
         await paced.end()
     }
 
+    @Test(
+        "A commit once the computation ahead is due cancels its timer, which computes nothing if run; the signal computes",
+        arguments: TestStores.kinds)
+    func commitCancelsTheTimer(kind: String) async throws {
+        let clock = SteppedTimeSource()
+        let store = try TestStores.make(kind, timeSource: clock)
+        let items = store.collection("items")
+        let query = items.find("group == 'a'").sort("_id")
+        let slow = SlowObserver()
+        _ = try await items.upsert(["_id": "d0", "group": "a"])
+        let liveQuery = try await slow.observeUntilBusy(query)
+        clock.base.advance(by: Self.handling)
+        _ = try await items.upsert(["_id": "d1", "group": "a"])
+        try await eventually { store.statistics.deferrals == 1 }
+        slow.signalNext()  // after 10 ms: the second result handed out, the next signal due 10 ms later
+        try await slow.received.wait { $0.count == 2 }
+        try await eventually { slow.isHoldingSignal }
+        _ = try await items.upsert(["_id": "d2", "group": "a"])  // held back: schedules the computation
+        try await eventually { clock.scheduledCount == 1 }
+        clock.base.advance(by: Self.due)
+        let before = store.statistics
+        _ = try await items.upsert(["_id": "d3", "group": "a"])  // at the due time: the writer is still committing
+        #expect(clock.isCancelled(0), "the commit cancelled the timer: it wakes nobody")
+        #expect(store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting + 1)
+        #expect(store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1)
+        clock.run(0)  // as if the timer had fired as the commit came: it decides at once, under the engine's lock
+        #expect(store.statistics.computedAhead == before.computedAhead, "nothing computed ahead")
+        let latest = try await query.exec().map(\.id)
+        slow.signalNext()
+        try await slow.received.wait { $0.count == 3 }
+        #expect(slow.received.last == latest)
+        #expect(Self.work(store.statistics) == Self.work(before) + 1, "computed once, at the signal")
+        await liveQuery.stop()
+    }
+
     @Test("The writer's window: twice its interval between commits over the delay, from 0.2 ms to 1 ms")
     func writerWindow() {
         typealias Pace = LiveQueryEngine.WriterPace
@@ -260,5 +296,38 @@ struct ComputeAheadTests {
         #expect(Self.work(store.statistics) == Self.work(before) + 1, "computed when the observer signalled")
         #expect(store.statistics.computedAhead == 0)
         await liveQuery.stop()
+    }
+}
+
+/// A manual clock whose scheduled calls run only when the test runs them (``run(_:)``), and which records which were
+/// cancelled: the moment a timer fires is the test's to choose.
+final class SteppedTimeSource: TimeSource {
+    let base = ManualTimeSource()
+    private let calls = LockedValue<[(body: @Sendable () -> Void, isCancelled: Bool)]>([])
+
+    var now: Date { base.now }
+    var elapsed: Duration { base.elapsed }
+
+    func sleep(for duration: Duration) async throws {
+        try await base.sleep(for: duration)
+    }
+
+    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
+        let index = calls.withLock { calls in
+            calls.append((body, false))
+            return calls.count - 1
+        }
+        return ScheduledCall { [calls] in calls.withLock { $0[index].isCancelled = true } }
+    }
+
+    /// How many calls were scheduled.
+    var scheduledCount: Int { calls.withLock { $0.count } }
+
+    /// Whether the call scheduled `index`-th (from 0) was cancelled.
+    func isCancelled(_ index: Int) -> Bool { calls.withLock { $0[index].isCancelled } }
+
+    /// Runs the call scheduled `index`-th, cancelled or not.
+    func run(_ index: Int) {
+        calls.withLock { $0[index].body }()
     }
 }

@@ -81,6 +81,50 @@ struct ScheduleTests {
         #expect(calls.order == [10])
     }
 
+    @Test("A cancelled call never runs; the calls before and after it do")
+    func systemCancelled() async {
+        let clock = SystemTimeSource()
+        let calls = Calls()
+        clock.schedule(after: .milliseconds(10)) { calls.record(10) }
+        let cancelled = clock.schedule(after: .milliseconds(30)) { calls.record(30) }
+        clock.schedule(after: .milliseconds(50)) { calls.record(50) }
+        cancelled.cancel()
+        await calls.wait(for: 2)
+        #expect(calls.order == [10, 50])
+    }
+
+    @Test("Cancelling the call the timer is armed for arms it for the next; alone, disarms it; after its run, nothing")
+    func systemCancelledEarliest() async {
+        let clock = SystemTimeSource()
+        let calls = Calls()
+        let earliest = clock.schedule(after: .milliseconds(10)) { calls.record(10) }
+        clock.schedule(after: .milliseconds(40)) { calls.record(40) }
+        earliest.cancel()
+        await calls.wait(for: 1)  // the later call still runs: the timer was armed for it (or the time limit fails)
+        let alone = clock.schedule(after: .milliseconds(20)) { calls.record(20) }
+        alone.cancel()
+        let after = clock.schedule(after: .milliseconds(30)) { calls.record(30) }
+        await calls.wait(for: 2)
+        after.cancel()
+        after.cancel()
+        #expect(calls.order == [40, 30])
+    }
+
+    @Test("The default: a cancelled call's task ends, and it never runs when the clock is advanced past its delay")
+    func manualCancelled() async throws {
+        let clock = ManualTimeSource()
+        let calls = Calls()
+        let cancelled = clock.schedule(after: .milliseconds(10)) { calls.record(10) }
+        #expect(await clock.waitForSleepers(1))
+        cancelled.cancel()
+        try await eventually { clock.sleeperCount == 0 }
+        clock.schedule(after: .milliseconds(20)) { calls.record(20) }
+        #expect(await clock.waitForSleepers(1))
+        clock.advance(by: .milliseconds(30))
+        await calls.wait(for: 1)
+        #expect(calls.order == [20])
+    }
+
     @Test("A zero or negative delay runs the call at once")
     func systemZeroAndNegative() async {
         let clock = SystemTimeSource()

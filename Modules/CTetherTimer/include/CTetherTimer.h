@@ -8,6 +8,8 @@
 int ctether_timer_create(void);
 /// Arms `fd` to fire once at `deadline` nanoseconds of CLOCK_BOOTTIME (at once if past; never 0, which disarms).
 int ctether_timer_arm(int fd, int64_t deadline);
+/// Disarms `fd`: it does not fire until armed again.
+int ctether_timer_disarm(int fd);
 /// CLOCK_BOOTTIME now, in nanoseconds.
 int64_t ctether_boot_time(void);
 /// Names the calling thread (at most 15 characters are kept).
