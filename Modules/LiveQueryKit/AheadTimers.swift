@@ -6,9 +6,11 @@ import TetherClock
 ///
 /// A writer still committing when a computation comes due leaves the result to the signal, and the timer that woke
 /// to find that out cost a thread wake-up per delivery for nothing — in the slow-consumer benchmark, a point or two
-/// of the writer's time. So the writer's thread, which reads the clock at each commit anyway, takes every computation
-/// a commit finds due (``takeDue(at:)``) and cancels its timer before it fires: a busy writer's deliveries cost the
-/// timer no wake-up, and a writer that has stopped commits nothing to cancel it.
+/// of the writer's time. The timer would find the writer committing if a commit came within the writer's window
+/// before the due time (``LiveQueryEngine/WriterPace``) or after it. So the writer's thread, which reads the clock at
+/// each commit anyway, takes every computation that a commit makes certain to be left to the signal
+/// (``takeDue(at:received:)``) and cancels its timer before it fires: a busy writer's deliveries cost the timer no
+/// wake-up, and a writer that has stopped commits nothing to cancel it.
 struct AheadTimers: Sendable {
     struct Entry: Sendable {
         let query: DocumentQuery
@@ -16,6 +18,9 @@ struct AheadTimers: Sendable {
         let due: Duration
         /// Tells this scheduling from a later one of the same query.
         let serial: UInt64
+        /// The writer's pace since it was scheduled: how recent a commit must be, at the due time, for the writer to
+        /// be taken as still committing.
+        let pace: LiveQueryEngine.WriterPace
         /// The timer's call, once scheduled.
         var call: ScheduledCall?
     }
@@ -24,19 +29,22 @@ struct AheadTimers: Sendable {
     private var entries: [Entry] = []
     private var serial: UInt64 = 0
 
-    /// When the earliest computation is due, if one is scheduled.
-    var earliestDue: Duration? { entries.last?.due }
+    /// From when a commit may take the earliest computation, if one is scheduled: the widest window before its due
+    /// time.
+    var earliestTakeable: Duration? { entries.last.map { $0.due - LiveQueryEngine.widestWriterActiveWindow } }
 
     /// How many are scheduled.
     var count: Int { entries.count }
 
     /// Adds a computation of `query` due at `due`, in place of one already scheduled for it (whose call is returned,
     /// to be cancelled); returns the new one's serial.
-    mutating func add(_ query: DocumentQuery, due: Duration) -> (serial: UInt64, replaced: ScheduledCall?) {
+    mutating func add(
+        _ query: DocumentQuery, due: Duration, pace: LiveQueryEngine.WriterPace
+    ) -> (serial: UInt64, replaced: ScheduledCall?) {
         var replaced: ScheduledCall?
         if let index = entries.firstIndex(where: { $0.query == query }) { replaced = entries.remove(at: index).call }
         serial += 1
-        let entry = Entry(query: query, due: due, serial: serial)
+        let entry = Entry(query: query, due: due, serial: serial, pace: pace)
         let index = entries.lastIndex { $0.due >= due }.map { $0 + 1 } ?? 0
         entries.insert(entry, at: index)
         return (serial, replaced)
@@ -58,10 +66,20 @@ struct AheadTimers: Sendable {
         return true
     }
 
-    /// Takes every computation due at `now`.
-    mutating func takeDue(at now: Duration) -> [Entry] {
-        var due: [Entry] = []
-        while let last = entries.last, last.due <= now { due.append(entries.removeLast()) }
-        return due
+    /// Takes every computation that a commit received at `now`, the writer's `received`-th, leaves to the signal:
+    /// due within the writer's window from now (``LiveQueryEngine/WriterPace/activeWindow(received:)``), or past due.
+    mutating func takeDue(at now: Duration, received: UInt64) -> [Entry] {
+        var taken: [Entry] = []
+        var index = entries.count
+        // Strictly within the window, as the timer decides: a commit exactly one window before the due time leaves
+        // the computation to the timer.
+        while index > 0, entries[index - 1].due - LiveQueryEngine.widestWriterActiveWindow < now {
+            index -= 1
+            let entry = entries[index]
+            if entry.due - entry.pace.activeWindow(received: received) < now {
+                taken.append(entries.remove(at: index))
+            }
+        }
+        return taken
     }
 }

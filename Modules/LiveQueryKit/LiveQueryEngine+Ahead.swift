@@ -21,23 +21,24 @@ extension LiveQueryEngine {
         let scheduledAt = receivedCommit.value
         let due = timeSource.elapsed + max(delay, .zero)
         // Noted before the timer is started, so that a call due at once finds it.
-        let (serial, replaced) = state.withLock { $0.aheadTimers.add(query, due: due) }
-        replaced?.cancel()
         let pace = WriterPace(since: scheduledAt, over: delay)
+        let (serial, replaced) = state.withLock { $0.aheadTimers.add(query, due: due, pace: pace) }
+        replaced?.cancel()
         let call = after(delay) { $0.computeAheadNow(query, serial: serial, pace: pace) }
         if !state.withLock({ $0.aheadTimers.attach(call, to: serial) }) { call.cancel() }
     }
 
-    /// Takes the computations ahead that a commit received at `now` finds due: the writer is still committing, so
-    /// each is left to the signal, as its timer would have found. Returns their timers' calls, to be cancelled
-    /// outside the lock. Under the lock, on the writer's thread.
+    /// Takes the computations ahead that a commit received at `now` leaves to the signal — due within the writer's
+    /// window from now, or past due — as their timers would have found the writer still committing (``AheadTimers``).
+    /// Returns the timers' calls, to be cancelled outside the lock. Under the lock, on the writer's thread, after
+    /// ``receivedCommit`` has advanced.
     func takeAheadDue(at now: Duration, in state: inout State) -> [ScheduledCall] {
-        guard let earliest = state.aheadTimers.earliestDue, earliest <= now else { return [] }
+        guard let earliest = state.aheadTimers.earliestTakeable, earliest < now else { return [] }
         var calls: [ScheduledCall] = []
-        for entry in state.aheadTimers.takeDue(at: now) {
+        for entry in state.aheadTimers.takeDue(at: now, received: receivedCommit.value) {
             if state.canWake(entry.query) {
                 state.statistics.aheadLeftToSignal += 1
-                state.statistics.aheadLeftWhileWriting += 1
+                if entry.due <= now { state.statistics.aheadLeftWhileWriting += 1 }
             }
             if let call = entry.call { calls.append(call) }
         }

@@ -123,10 +123,13 @@ struct ComputeAheadTests {
         try await paced.commit(["d2"])
         #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
         paced.clock.advance(by: Self.due - .microseconds(100))
-        try await paced.commit(["d3"])  // 0.1 ms before the computation is due: within the writer's active window
         let before = paced.store.statistics
+        try await paced.commit(["d3"])  // 0.1 ms before the computation is due: within the writer's active window
+        // The commit left it to the signal, as the timer would have, and cancelled the timer: its sleep is over.
+        #expect(paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1)
+        #expect(paced.store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting, "not yet due")
+        try await eventually { paced.clock.sleeperCount == 0 }
         paced.clock.advance(by: .microseconds(100))
-        try await eventually { paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1 }
         #expect(paced.store.statistics.computedAhead == before.computedAhead)
         #expect(Self.work(paced.store.statistics) == Self.work(before), "nothing computed ahead")
         #expect(try await paced.query.exec().map(\.id).contains("d3"))
@@ -143,11 +146,11 @@ struct ComputeAheadTests {
         #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
         // 22 commits 0.4 ms apart up to 8.8 ms, then the computation is due at 9 ms: 0.2 ms after the last commit,
         // which a fixed window of 0.2 ms took for a writer that had stopped.
+        let before = paced.store.statistics
         for index in 1...22 {
             paced.clock.advance(by: .microseconds(400))
             try await paced.commit(["w\(index)"])
         }
-        let before = paced.store.statistics
         paced.clock.advance(by: Self.due - .microseconds(8_800))
         try await eventually { paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1 }
         #expect(paced.store.statistics.computedAhead == before.computedAhead)
