@@ -29,15 +29,17 @@ struct ComputeAheadTests {
     /// now, and keeps its signal: the engine has measured it, and the first commit held back schedules a computation
     /// ``due`` from the hand-out.
     final class Paced: Sendable {
-        let clock = ManualTimeSource()
+        let clock: ManualTimeSource
         let store: Store
         let items: StoreCollection
         let query: PendingQuery
         let slow = SlowObserver()
         let liveQuery: LiveQuery
 
-        init(_ kind: String) async throws {
-            store = try TestStores.make(kind, timeSource: clock)
+        /// On a manual clock, or on `stepped`'s, whose timers run only when the test runs them.
+        init(_ kind: String, stepped: SteppedTimeSource? = nil) async throws {
+            clock = stepped?.base ?? ManualTimeSource()
+            store = try TestStores.make(kind, timeSource: stepped ?? clock)
             items = store.collection("items")
             query = items.find("group == 'a'").sort("_id")
             _ = try await items.upsert(["_id": "d0", "group": "a"])
@@ -57,6 +59,12 @@ struct ComputeAheadTests {
             let before = store.statistics
             for id in ids { _ = try await items.upsert(["_id": .string(id), "group": "a"]) }
             try await eventually { store.statistics.deferrals > before.deferrals }
+        }
+
+        /// The first commit held back after the hand-out: the round that holds it back schedules the computation.
+        func commitScheduling(_ id: String) async throws {
+            try await commit([id])
+            #expect(await clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
         }
 
         /// Advances the clock to the computation's due time; returns once it has computed the latest result.
@@ -120,8 +128,7 @@ struct ComputeAheadTests {
         arguments: TestStores.kinds)
     func writerStillCommitting(kind: String) async throws {
         let paced = try await Paced(kind)
-        try await paced.commit(["d2"])
-        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        try await paced.commitScheduling("d2")
         paced.clock.advance(by: Self.due - .microseconds(100))
         let before = paced.store.statistics
         try await paced.commit(["d3"])  // 0.1 ms before the computation is due: within the writer's active window
@@ -142,8 +149,7 @@ struct ComputeAheadTests {
         arguments: TestStores.kinds)
     func slowerWriterStillCommitting(kind: String) async throws {
         let paced = try await Paced(kind)
-        try await paced.commit(["d2"])
-        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        try await paced.commitScheduling("d2")
         // 22 commits 0.4 ms apart up to 8.8 ms, then the computation is due at 9 ms: 0.2 ms after the last commit,
         // which a fixed window of 0.2 ms took for a writer that had stopped.
         let before = paced.store.statistics
@@ -164,8 +170,7 @@ struct ComputeAheadTests {
         arguments: TestStores.kinds)
     func writeInFlight(kind: String) async throws {
         let paced = try await Paced(kind)
-        try await paced.commit(["d2"])
-        #expect(await paced.clock.waitForSleepers(1), "the round that held a commit back scheduled the computation")
+        try await paced.commitScheduling("d2")
         // 8 ms after the last commit, far past the writer's window, a write begins and stays in flight (as a commit
         // checkpointing SQLite's log would) while the computation comes due.
         paced.clock.advance(by: Self.due - .milliseconds(1))
@@ -199,34 +204,19 @@ struct ComputeAheadTests {
         arguments: TestStores.kinds)
     func commitCancelsTheTimer(kind: String) async throws {
         let clock = SteppedTimeSource()
-        let store = try TestStores.make(kind, timeSource: clock)
-        let items = store.collection("items")
-        let query = items.find("group == 'a'").sort("_id")
-        let slow = SlowObserver()
-        _ = try await items.upsert(["_id": "d0", "group": "a"])
-        let liveQuery = try await slow.observeUntilBusy(query)
-        clock.base.advance(by: Self.handling)
-        _ = try await items.upsert(["_id": "d1", "group": "a"])
-        try await eventually { store.statistics.deferrals == 1 }
-        slow.signalNext()  // after 10 ms: the second result handed out, the next signal due 10 ms later
-        try await slow.received.wait { $0.count == 2 }
-        try await eventually { slow.isHoldingSignal }
-        _ = try await items.upsert(["_id": "d2", "group": "a"])  // held back: schedules the computation
+        let paced = try await Paced(kind, stepped: clock)
+        try await paced.commit(["d2"])  // the first held back since the hand-out: schedules the computation
         try await eventually { clock.scheduledCount == 1 }
         clock.base.advance(by: Self.due)
-        let before = store.statistics
-        _ = try await items.upsert(["_id": "d3", "group": "a"])  // at the due time: the writer is still committing
+        let before = paced.store.statistics
+        try await paced.commit(["d3"])  // at the due time: the writer is still committing
         #expect(clock.isCancelled(0), "the commit cancelled the timer: it wakes nobody")
-        #expect(store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting + 1)
-        #expect(store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1)
+        #expect(paced.store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting + 1)
+        #expect(paced.store.statistics.aheadLeftToSignal == before.aheadLeftToSignal + 1)
         clock.run(0)  // as if the timer had fired as the commit came: it decides at once, under the engine's lock
-        #expect(store.statistics.computedAhead == before.computedAhead, "nothing computed ahead")
-        let latest = try await query.exec().map(\.id)
-        slow.signalNext()
-        try await slow.received.wait { $0.count == 3 }
-        #expect(slow.received.last == latest)
-        #expect(Self.work(store.statistics) == Self.work(before) + 1, "computed once, at the signal")
-        await liveQuery.stop()
+        #expect(paced.store.statistics.computedAhead == before.computedAhead, "nothing computed ahead")
+        #expect(try await paced.signalForTheLatest() == 1, "computed once, at the signal")
+        await paced.end()
     }
 
     @Test("The writer's window: twice its interval between commits over the delay, from 0.2 ms to 1 ms")
