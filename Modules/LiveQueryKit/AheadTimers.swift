@@ -33,9 +33,6 @@ struct AheadTimers: Sendable {
     /// time.
     var earliestTakeable: Duration? { entries.last.map { $0.due - LiveQueryEngine.widestWriterActiveWindow } }
 
-    /// How many are scheduled.
-    var count: Int { entries.count }
-
     /// Adds a computation of `query` due at `due`, in place of one already scheduled for it (whose call is returned,
     /// to be cancelled); returns the new one's serial.
     mutating func add(

@@ -11,12 +11,14 @@ import TetherConcurrency
 /// that computation are held back again and applied when the observer signals, as without it. The timer is started
 /// on the engine's queue by the round that hands the result out (or, for a result an observer took as it signalled,
 /// by the round that first holds a commit back after it): the signal that took the result, and the writer, never
-/// wait for it. It finds nothing to compute when no commit came meanwhile. A commit that finds it due takes it
-/// and cancels its timer (``AheadTimers``): the writer is still committing, and the result is left to the signal.
+/// wait for it. It finds nothing to compute when no commit came meanwhile. A commit within the writer's window before
+/// its due time, or after it, takes it and cancels its timer (``AheadTimers``): the writer is still committing, and
+/// the result is left to the signal.
 /// On unless the store is made with `anticipatesSignals: false`.
 extension LiveQueryEngine {
-    /// Brings `query` up to date after `delay`, if its changes are still held back then and no commit has come since
-    /// it was due. Holds the engine only once the time has come: an engine released meanwhile computes nothing.
+    /// Brings `query` up to date after `delay`, if its changes are still held back then and the writer has stopped (no
+    /// write in flight, no commit within its window before then). Holds the engine only once the time has come: an
+    /// engine released meanwhile computes nothing.
     func computeAhead(_ query: DocumentQuery, after delay: Duration) {
         let scheduledAt = receivedCommit.value
         let due = timeSource.elapsed + max(delay, .zero)
@@ -85,7 +87,7 @@ extension LiveQueryEngine {
         let now = timeSource.elapsed
         let isWriting = documents.changes.isWriting
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            // A commit that found it due took it first: the writer was still committing.
+            // A commit within the window or after the due time took it first: the writer was still committing.
             guard state.aheadTimers.take(serial), state.canWake(query) else { return nil }
             if isWriting {
                 state.statistics.aheadLeftToSignal += 1
