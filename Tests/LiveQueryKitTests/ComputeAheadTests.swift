@@ -1,6 +1,5 @@
 import Dispatch
 import DocumentStoreKit
-import Foundation
 import Testing
 import TetherClock
 import TetherConcurrency
@@ -289,38 +288,5 @@ struct ComputeAheadTests {
         #expect(Self.work(store.statistics) == Self.work(before) + 1, "computed when the observer signalled")
         #expect(store.statistics.computedAhead == 0)
         await liveQuery.stop()
-    }
-}
-
-/// A manual clock whose scheduled calls run only when the test runs them (``run(_:)``), and which records which were
-/// cancelled: the moment a timer fires is the test's to choose.
-final class SteppedTimeSource: TimeSource {
-    let base = ManualTimeSource()
-    private let calls = LockedValue<[(body: @Sendable () -> Void, isCancelled: Bool)]>([])
-
-    var now: Date { base.now }
-    var elapsed: Duration { base.elapsed }
-
-    func sleep(for duration: Duration) async throws {
-        try await base.sleep(for: duration)
-    }
-
-    func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> ScheduledCall {
-        let index = calls.withLock { calls in
-            calls.append((body, false))
-            return calls.count - 1
-        }
-        return ScheduledCall { [calls] in calls.withLock { $0[index].isCancelled = true } }
-    }
-
-    /// How many calls were scheduled.
-    var scheduledCount: Int { calls.withLock { $0.count } }
-
-    /// Whether the call scheduled `index`-th (from 0) was cancelled.
-    func isCancelled(_ index: Int) -> Bool { calls.withLock { $0[index].isCancelled } }
-
-    /// Runs the call scheduled `index`-th, cancelled or not.
-    func run(_ index: Int) {
-        calls.withLock { $0[index].body }()
     }
 }
