@@ -47,7 +47,7 @@ struct InspectorBrowserTests {
         #expect(dom.contains("closure owned by ProfileScreen, ExecutorDeliveryPolicy, "))
         #expect(dom.contains("<td data-field=\"commit\">5 of 5</td>"))
         // The store's statistics, each from its field of the API's document (a misspelt field would show nothing).
-        for field in ["reruns", "computedAhead", "aheadLeftToSignal", "quietCatchUps"] {
+        for field in ["reruns", "computedAhead", "aheadLeftToSignal", "aheadLeftWhileWriting", "quietCatchUps"] {
             #expect(dom.contains("<td data-field=\"\(field)\" class=\"number\">0</td>"), "\(field) shown")
         }
         #expect(dom.contains("<td data-field=\"deferrals\" class=\"number\">"))

@@ -196,7 +196,7 @@ function renderQueries(document_) {
     for (const [field, value] of [["lastCommit", store.lastCommit], ["observers", s.observers], ["queries", s.queries],
       ["evaluations", s.evaluations], ["reruns", reruns], ["incrementalUpdates", s.incrementalUpdates],
       ["deferrals", s.deferrals], ["computedAhead", s.computedAhead], ["aheadLeftToSignal", s.aheadLeftToSignal],
-      ["quietCatchUps", s.quietCatchUps],
+      ["aheadLeftWhileWriting", s.aheadLeftWhileWriting], ["quietCatchUps", s.quietCatchUps],
       ["failures", s.failures], ["retries", s.retries]]) cell(row, value, { field, className: "number" });
     statistics.push(row);
   }
