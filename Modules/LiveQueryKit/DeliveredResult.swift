@@ -22,10 +22,20 @@ final class DeliveredResult: Sendable {
         }
     }
 
-    /// The lane's equality: a result equal to the last one delivered is not delivered again, and what the observer
-    /// has is then known to be current at the later result's commit too.
+    /// The lane's equality, asked as a delivery would begin: a result equal to the last one delivered is not
+    /// delivered again, and what the observer has is then known to be current at the later result's commit too.
+    ///
+    /// Equal content numbers settle it at once. Different ones do not: the numbers count changes from one computed
+    /// result to the next, and a result changed and changed back while the observer was busy (each computed, ahead
+    /// of a signal or for someone waiting) comes back with a new number and the documents last delivered. So the
+    /// documents are compared then — once per delivery, as the event's difference reads them anyway.
     func isUnchanged(_ last: Snapshot, _ next: Snapshot) -> Bool {
-        guard last == next else { return false }
+        switch (last, next) {
+        case (.documents(let before, _, let lastContent), .documents(let after, _, let nextContent)):
+            guard lastContent == nextContent || before == after else { return false }
+        default:
+            guard last == next else { return false }
+        }
         if case .documents(_, let commit, _) = next {
             state.withLock { $0.commit = max($0.commit ?? 0, commit) }
         }

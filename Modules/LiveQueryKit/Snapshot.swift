@@ -3,9 +3,10 @@
 ///
 /// Two results are equal when their documents are, whatever their commits: an unchanged result is not delivered
 /// again (the observer is told, through ``DeliveredResult``, that what it has is current at the later commit). The
-/// engine compares each new result with the previous one once, and numbers its contents (`content`): a lane, which
-/// only ever sees one query's results, compares those numbers — a thousand observers cost one comparison of
-/// documents per result, not a thousand.
+/// engine compares each new result with the previous one once, and numbers its contents (`content`): equal numbers
+/// are equal documents, so a lane, which only ever sees one query's results, skips a result unchanged since the
+/// last one computed without comparing documents. Different numbers can still be equal documents (a change and its
+/// undoing, both computed): ``DeliveredResult/isUnchanged(_:_:)`` compares those against what was delivered.
 enum Snapshot: Sendable, Equatable {
     case documents([Document], commit: UInt64, content: UInt64)
     case failure(EvaluationFailure)
