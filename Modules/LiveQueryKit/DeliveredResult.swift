@@ -28,17 +28,19 @@ final class DeliveredResult: Sendable {
     /// Equal content numbers settle it at once. Different ones do not: the numbers count changes from one computed
     /// result to the next, and a result changed and changed back while the observer was busy (each computed, ahead
     /// of a signal or for someone waiting) comes back with a new number and the documents last delivered. So the
-    /// documents are compared then — once per delivery, as the event's difference reads them anyway.
+    /// documents are compared then — once per delivery, as the event's difference reads them anyway. After a
+    /// failure, a result is compared with the last documents delivered, which the observer kept. A failure is never
+    /// unchanged.
     func isUnchanged(_ last: Snapshot, _ next: Snapshot) -> Bool {
-        switch (last, next) {
-        case (.documents(let before, _, let lastContent), .documents(let after, _, let nextContent)):
-            guard lastContent == nextContent || before == after else { return false }
-        default:
-            guard last == next else { return false }
-        }
-        if case .documents(_, let commit, _) = next {
-            state.withLock { $0.commit = max($0.commit ?? 0, commit) }
-        }
+        guard case .documents(let after, let commit, let nextContent) = next else { return false }
+        let isUnchanged =
+            if case .documents(let before, _, let lastContent) = last {
+                lastContent == nextContent || before == after
+            } else {
+                state.withLock { $0.documents } == after
+            }
+        guard isUnchanged else { return false }
+        state.withLock { $0.commit = max($0.commit ?? 0, commit) }
         return true
     }
 

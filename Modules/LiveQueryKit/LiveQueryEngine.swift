@@ -505,11 +505,19 @@ final class LiveQueryEngine: Sendable {
         return evaluation
     }
 
-    /// A new observer: the current result at once if its query is already evaluated, else after evaluating it.
+    /// A new observer: the current result at once if its query is already evaluated and up to date, else after
+    /// evaluating it (a failing query runs again: the new observer gets its result or its failure, not the last good
+    /// result from before) — or, when its changes are held back for busy observers, after applying them: the result
+    /// the others last took predates commits this observer may have made before it registered.
     func start(_ registration: Registration) async {
         // The clock is read before the lock, which stays short.
         let now = anticipatesSignals ? timeSource.elapsed : nil
-        let started = state.withLock { state -> Snapshot?? in
+        enum Start {
+            case current(Snapshot)
+            case evaluate
+            case applyHeld
+        }
+        let started = state.withLock { state -> Start? in
             // Stopped while it waited: unregister has run, or will find nothing to remove.
             guard state.registered.contains(ObjectIdentifier(registration)), !registration.isStopped
             else {
@@ -532,18 +540,20 @@ final class LiveQueryEngine: Sendable {
             // Joined under the lock that checked it is registered, which unregister takes to leave: it leaves after
             // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
             // holding each other — and its lane and handler — for good.
-            evaluation.published.join(registration, idle: !evaluation.isEvaluated, at: now)
+            let isCurrent = evaluation.isEvaluated && evaluation.deferred == nil && !evaluation.isFailing
+            evaluation.published.join(registration, idle: !isCurrent, at: now)
             checkStagedResults(of: registration, against: evaluation.published)
-            return evaluation.isEvaluated
-                ? Snapshot.documents(
+            guard isCurrent else { return evaluation.isEvaluated && !evaluation.isFailing ? .applyHeld : .evaluate }
+            return .current(
+                Snapshot.documents(
                     evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),
-                    content: evaluation.content) : nil
+                    content: evaluation.content))
         }
-        guard let known = started else { return }  // not started: stopped while it waited
-        if let known {
-            handOut(known, to: [registration])
-        } else {
-            await evaluate(registration.query)
+        switch started {
+        case nil: return  // not started: stopped while it waited
+        case .current(let snapshot): handOut(snapshot, to: [registration])
+        case .evaluate: await evaluate(registration.query)
+        case .applyHeld: await applyDeferred(registration.query)
         }
     }
 
