@@ -49,8 +49,10 @@ struct Fixture: Sendable {
             for index in 0..<count { try transaction.upsert(self.document(index), into: "items") }
         }
         let store = Store(
-            documents, quietPeriod: Self.quietMilliseconds.flatMap { $0 > 0 ? .milliseconds($0) : nil },
-            anticipatesSignals: Self.anticipatesSignals)
+            documents,
+            configuration: .init(
+                quietPeriod: Self.quietMilliseconds.flatMap { $0 > 0 ? .milliseconds($0) : nil },
+                anticipatesSignals: Self.anticipatesSignals))
         try await store.collection("items").createIndex(["group", "name"])
         return store
     }

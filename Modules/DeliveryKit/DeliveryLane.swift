@@ -210,18 +210,15 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     // MARK: Producing on demand
 
     /// Whether the observer holds a delivery it has not yet signalled: a payload submitted now would wait.
-    ///
-    /// A producer whose payloads cost work to compute may hold back while the lane is busy, withdraw the payload
-    /// waiting (``withdrawWaiting()``), and compute the latest one when the lane says it is idle
-    /// (``onIdle(_:)``) — so a slow observer costs it one computation per delivery, not one per change.
     public var isBusy: Bool {
         state.withLock { $0.inFlight != nil }
     }
 
     /// Releases the payload waiting, if any, without delivering it; returns whether there was one. The observer's
-    /// next delivery is then the next payload submitted.
+    /// next delivery is then the next payload submitted. (For a producer whose payloads cost work to compute, such as
+    /// LiveQueryKit's engine: it holds back while the lane is busy, and computes the latest when it is idle.)
     @discardableResult
-    public func withdrawWaiting() -> Bool {
+    package func withdrawWaiting() -> Bool {
         let withdrawn = state.withLock { Self.withdraw(&$0) }
         return withdrawn != nil  // released here, outside the lock
     }
@@ -230,7 +227,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// that held back (see ``isBusy``) submits the latest — and when a payload submitted to an idle observer is
     /// skipped as unchanged (it is still idle). Called on the signalling (or submitting) thread, outside the lane's
     /// lock; replaces an earlier callback.
-    public func onIdle(_ body: @escaping @Sendable () -> Void) {
+    package func onIdle(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.onIdle = body }
     }
 
@@ -241,7 +238,7 @@ public final class DeliveryLane<Payload: Sendable>: ObservationCancellable {
     /// something made it stale meanwhile. Replaces an earlier check.
     ///
     /// Called under the lane's lock, on the signalling thread: it must be quick, and must not call into the lane.
-    public func checkWaitingAtSignal(_ isCurrent: @escaping @Sendable (Payload) -> Bool) {
+    package func checkWaitingAtSignal(_ isCurrent: @escaping @Sendable (Payload) -> Bool) {
         state.withLock { $0.isWaitingCurrent = isCurrent }
     }
 

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 public import TetherConcurrency
 
 /// A store's change feed: after each commit that changed something, every subscriber receives a ``ChangeSet`` —
@@ -20,8 +19,6 @@ public final class ChangeFeed: Sendable {
     let subscribers = LockedValue(Subscribers())
     let commitCounter = LockedValue<UInt64>(0)
     let openedCommit = LockedValue<UInt64>(0)
-    /// Writes begun and not yet ended (see `ChangeFeed+Writes`).
-    let writesInFlight = Atomic<Int>(0)
 
     /// Makes a feed with no subscribers.
     public init() {}

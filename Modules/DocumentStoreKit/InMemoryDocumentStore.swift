@@ -25,8 +25,6 @@ public final class InMemoryDocumentStore: DocumentStore {
     /// Runs `body` on a copy of the data; the copy replaces the data if `body` returns.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {
-        changes.beginWrite()
-        defer { changes.endWrite() }
         return try await withCheckedThrowingContinuation { continuation in
             writer.async { [self] in
                 let (documents, commit) = contents.withLock { $0 }

@@ -7,8 +7,9 @@
 /// ordinary result (its event is the difference from the last good one).
 ///
 /// ```swift
-/// let store = Store(documents, retry: EvaluationRetry(initialDelay: .milliseconds(50), maximumDelay: .seconds(2)))
-/// let patient = Store(documents, retry: .atNextCommit)  // as before: only a commit runs a failed query again
+/// let retry = EvaluationRetry(initialDelay: .milliseconds(50), maximumDelay: .seconds(2))
+/// let store = Store(documents, configuration: .init(retry: retry))
+/// let patient = Store(documents, configuration: .init(retry: .atNextCommit))  // only a commit runs it again
 /// ```
 ///
 /// Values out of range are clamped rather than trusted: a negative delay means zero, a multiplier below 1 means 1, a

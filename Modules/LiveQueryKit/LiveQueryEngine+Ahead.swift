@@ -81,11 +81,11 @@ extension LiveQueryEngine {
 
     /// The time to compute ahead of a signal has come: wakes the query if its changes are held back (an observer
     /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute),
-    /// unless the writer is still committing: a write is in flight (``DocumentStoreKit/ChangeFeed/isWriting``), or
+    /// unless the writer is still committing: a write is in flight (``WritesInFlight``), or
     /// the last commit came within the writer's window (``WriterPace/activeWindow(received:)``).
     func computeAheadNow(_ query: DocumentQuery, serial: UInt64, pace: WriterPace) {
         let now = timeSource.elapsed
-        let isWriting = documents.changes.isWriting
+        let isWriting = writes.isWriting
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             // A commit within the window or after the due time took it first: the writer was still committing.
             guard state.aheadTimers.take(serial), state.canWake(query) else { return nil }

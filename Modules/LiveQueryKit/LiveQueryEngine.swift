@@ -192,18 +192,17 @@ final class LiveQueryEngine: Sendable {
     /// check a lane makes at its observer's signal without the engine's lock (see
     /// ``PublishedResult/isStagedCurrent(_:for:received:applied:)``).
     let receivedCommit = Watermark()
+    /// The store's writes in flight: counted by ``Store``, read when a computation ahead of a signal comes due.
+    let writes = WritesInFlight()
     let appliedCommit = Watermark()
 
-    init(
-        documents: any DocumentStore, logger: Logger, quietPeriod: Duration?, anticipatesSignals: Bool,
-        retry: EvaluationRetry, timeSource: any TimeSource
-    ) {
+    init(documents: any DocumentStore, configuration: Store.Configuration, logger: Logger) {
         self.documents = documents
         self.logger = logger
-        self.quietPeriod = quietPeriod
-        self.anticipatesSignals = anticipatesSignals
-        self.retry = retry
-        self.timeSource = timeSource
+        self.quietPeriod = configuration.quietPeriod
+        self.anticipatesSignals = configuration.anticipatesSignals
+        self.retry = configuration.retry
+        self.timeSource = configuration.timeSource
         LifetimeTracking.made(self, "live-query engine")
     }
 

@@ -22,13 +22,13 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     /// Computations ahead of a signal not made because the writer was still committing when they were due (a write
     /// was in flight, or it had committed within twice its mean interval between commits, 0.2 ms to 1 ms): the result
     /// would have been out of date at the signal, which computes the latest then, as it would have had to anyway.
-    public var aheadLeftToSignal = 0
+    package var aheadLeftToSignal = 0
     /// Of ``aheadLeftToSignal``, those left because the writer was writing when they came due: a write was in flight
-    /// in this process (see `ChangeFeed.isWriting`) — after its last commit the writer had paused longer than its
+    /// through the store in this process — after its last commit the writer had paused longer than its
     /// window, in a commit checkpointing SQLite's write-ahead log, say, but had not stopped — or a commit came once it
     /// was due, before the timer ran, and cancelled the timer. (A commit within the window before the due time
     /// cancels the timer too, and is counted in ``aheadLeftToSignal`` alone.)
-    public var aheadLeftWhileWriting = 0
+    package var aheadLeftWhileWriting = 0
     /// Reads of changed documents from the store, one per round at most. Commits made in this process carry their
     /// documents and need none; another process's commits (or one commit of more than 512 documents) do.
     public var changedDocumentReads = 0
@@ -49,7 +49,7 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     public var retries = 0
     /// Rounds of work the engine's consumer has done: each takes every change committed since the previous one
     /// (merged) and every observer registered since.
-    public var rounds = 0
+    package var rounds = 0
     /// The last commit the live queries have caught up with (see `Store.waitForLiveQueries(through:)`).
     public var caughtUpCommit: UInt64 = 0
 

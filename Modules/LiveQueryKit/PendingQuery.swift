@@ -98,7 +98,7 @@ public struct PendingQuery: Sendable {
     @discardableResult
     public func update(_ change: @escaping @Sendable (inout JSONValue) throws -> Void) async throws -> [String] {
         let query = try compiled()
-        return try await collection.store.documents.write { transaction in
+        return try await collection.store.transaction { transaction in
             var changed: [String] = []
             for document in try transaction.documents(matching: query) {
                 var value = document.body
@@ -118,7 +118,7 @@ public struct PendingQuery: Sendable {
     @discardableResult
     public func remove() async throws -> [String] {
         let query = try compiled()
-        return try await collection.store.documents.write { try $0.removeAll(matching: query) }
+        return try await collection.store.transaction { try $0.removeAll(matching: query) }
     }
 }
 

@@ -1,6 +1,6 @@
 public import DocumentStoreKit
 public import Logging
-public import TetherClock
+import TetherClock
 import TetherConcurrency
 public import TetherJSON
 
@@ -22,44 +22,22 @@ public final class Store: Sendable {
     public let documents: any DocumentStore
     let engine: LiveQueryEngine
 
-    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see
-    /// ``inMemory(logger:quietPeriod:anticipatesSignals:retry:timeSource:)``).
-    ///
-    /// - Parameters:
-    ///   - quietPeriod: While every observer of a query is busy with an earlier result, its changes are held back and
-    ///     nothing is computed per commit. Nil (the default): the result is computed when an observer signals (or
-    ///     just before, see `anticipatesSignals`). Given a period, the latest result is also computed once no commit
-    ///     has come for that long, so that an observer signalling afterwards takes it at once — at the cost of a
-    ///     timer that wakes once per period while commits keep coming.
-    ///   - anticipatesSignals: Whether a held-back result is computed a little before a busy observer is due to
-    ///     signal, timed by how long the query's observers took over their last result (one clock read per
-    ///     hand-out and per signal; nothing for observers quicker than 1 ms): the signal then takes the latest
-    ///     result at once instead of waiting about 0.2 ms for it, at the cost of one more computation per delivery
-    ///     while the writer keeps committing. On by default.
-    ///   - retry: When a query whose evaluation failed is run again without waiting for a commit (by default after
-    ///     100 ms, doubling up to 5 s while it keeps failing; see ``EvaluationRetry``).
-    ///   - timeSource: The clock the quiet period, the observers' handling times and the retries are measured on (a
-    ///     `ManualTimeSource` in tests).
+    /// Makes a store over `documents` (a `SQLiteDocumentStore` for a file; see ``inMemory(configuration:logger:)``),
+    /// its live queries tuned by `configuration` (the defaults suit most applications).
     public init(
-        _ documents: any DocumentStore, logger: Logger = Logger(label: "tether.livequery"),
-        quietPeriod: Duration? = nil, anticipatesSignals: Bool = true, retry: EvaluationRetry = .default,
-        timeSource: any TimeSource = .system
+        _ documents: any DocumentStore, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "tether.livequery")
     ) {
         self.documents = documents
-        self.engine = LiveQueryEngine(
-            documents: documents, logger: logger, quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals,
-            retry: retry, timeSource: timeSource)
+        self.engine = LiveQueryEngine(documents: documents, configuration: configuration, logger: logger)
         LifetimeTracking.made(self, "store")
     }
 
     /// A store in memory, with the same semantics as one on a file.
     public static func inMemory(
-        logger: Logger = Logger(label: "tether.livequery"), quietPeriod: Duration? = nil,
-        anticipatesSignals: Bool = true, retry: EvaluationRetry = .default, timeSource: any TimeSource = .system
+        configuration: Configuration = Configuration(), logger: Logger = Logger(label: "tether.livequery")
     ) -> Store {
-        Store(
-            InMemoryDocumentStore(), logger: logger, quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals,
-            retry: retry, timeSource: timeSource)
+        Store(InMemoryDocumentStore(), configuration: configuration, logger: logger)
     }
 
     /// The collection named `name` (1–100 letters, digits, `_`, `-`, `.`; checked when it is used).
@@ -76,7 +54,13 @@ public final class Store: Sendable {
     /// }
     /// ```
     public func write<T: Sendable>(_ body: @escaping @Sendable (WriteTransaction) throws -> T) async throws -> T {
-        try await documents.write { try body(WriteTransaction($0)) }
+        try await transaction { try body(WriteTransaction($0)) }
+    }
+
+    /// Runs `body` in one write transaction of the document store, counted as a write in flight
+    /// (``WritesInFlight``): every write the store makes goes through here.
+    func transaction<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T {
+        try await engine.writes.counting { try await documents.write(body) }
     }
 
     /// The number of the last commit the store has published (0 before the first). Once a write has returned, it is

@@ -76,8 +76,6 @@ public final class PostgresDocumentStore: DocumentStore, Service, CustomStringCo
     {
         let publisher = try await lifecycle.begin(write: true, timeout: configuration.startTimeout)
         defer { lifecycle.endWrite() }
-        changes.beginWrite()
-        defer { changes.endWrite() }
         counters.count(\.writes)
         let (schema, indexes, configuration) = (schema, indexes, configuration)
         let (result, entries) = try await withSession { session in

@@ -11,9 +11,12 @@ extension Store {
     ///
     /// - Throws: `PersistenceError` naming the file (a missing or read-only directory, a damaged file).
     public static func sqlite(
-        path: String, configuration: SQLiteConfiguration = SQLiteConfiguration()
+        path: String, configuration: SQLiteConfiguration = SQLiteConfiguration(),
+        liveQueries: Store.Configuration = Store.Configuration()
     ) throws(PersistenceKit.PersistenceError) -> Store {
-        Store(try SQLiteDocumentStore(path: path, configuration: configuration), logger: configuration.logger)
+        Store(
+            try SQLiteDocumentStore(path: path, configuration: configuration), configuration: liveQueries,
+            logger: configuration.logger)
     }
 }
 

@@ -73,8 +73,6 @@ public final class SQLiteDocumentStore: DocumentStore {
         let (path, tracker, unreadable, publisher, indexes) = (path, tracker, unreadable, publisher, indexes)
         let (retention, minimumAge) = (configuration.changeLogRetention, configuration.changeLogMinimumAge)
         try checkOpen()
-        changes.beginWrite()  // through the commit's checkpoint, if it makes one: published before it returns
-        defer { changes.endWrite() }
         do {
             return try await pool.write { db in
                 let transaction = SQLiteTransaction(

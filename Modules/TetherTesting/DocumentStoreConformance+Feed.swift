@@ -81,34 +81,6 @@ extension DocumentStoreConformance {
             try require(all[0].changes.keys.map(\.id) == ["y"], "got \(all[0])")
         },
         DocumentStoreCheck(
-            "feed-write-in-flight",
-            "a write is in flight on the feed (isWriting) while its body runs and when its changes are published; "
-                + "none once it has committed, rolled back or failed"
-        ) { store in
-            let atPublish = LockedValue<[Bool]>([])
-            let subscription = store.changes.subscribeInline { _ in
-                atPublish.withLock { $0.append(store.changes.isWriting) }
-            } finished: {
-            }
-            defer { subscription.cancel() }
-            try require(!store.changes.isWriting, "in flight before any write")
-            let inBody = try await store.write { transaction in
-                try transaction.upsert(["_id": "a"], into: "items")
-                return store.changes.isWriting
-            }
-            try require(inBody, "not in flight while the body ran")
-            try require(atPublish.withLock { $0 } == [true], "in flight at publication: \(atPublish.withLock { $0 })")
-            try require(!store.changes.isWriting, "still in flight after the commit")
-            struct Abort: Error {}
-            _ = try? await store.write { transaction in
-                try transaction.upsert(["_id": "b"], into: "items")
-                throw Abort()
-            }
-            try require(!store.changes.isWriting, "still in flight after a rollback")
-            _ = try? await store.write { try $0.upsert(["_id": 7], into: "items") }  // invalidDocument
-            try require(!store.changes.isWriting, "still in flight after a failed write")
-        },
-        DocumentStoreCheck(
             "feed-inline",
             "an inline subscriber has each commit's set, unmerged and in order, when the write returns; none after cancel"
         ) { store in

@@ -81,12 +81,10 @@ public final class GatedDocumentStore: DocumentStore {
         return try await base.read(body)
     }
 
-    /// Writes to `base`, in flight on this store's feed too.
+    /// Writes to `base`.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any DocumentTransaction) throws -> T) async throws -> T
     {
-        changes.beginWrite()
-        defer { changes.endWrite() }
-        return try await base.write(body)
+        try await base.write(body)
     }
 
     /// Declares the index on `base`.

@@ -107,29 +107,4 @@ enum DeliveryKitSnippets {
         // end snippet
         return lane
     }
-
-    static func onDemand(compute: @escaping @Sendable () -> Snapshot) -> DeliveryLane<Snapshot> {
-        // snippet: DeliveryKit.on-demand
-        let lane = DeliveryLane<Snapshot>.nextSignal { delivery, signalNext in
-            process(delivery.payload) { signalNext() }
-        }
-        let owed = LockedValue(false)
-        @Sendable func bringLatest() {
-            let isOwed = owed.withLock { isOwed in
-                defer { isOwed = false }
-                return isOwed
-            }
-            if isOwed { lane.submit(compute()) }
-        }
-        // The producer, at each change: the observer is owed the latest; compute it only if it can take it now.
-        func changed() {
-            owed.withLock { $0 = true }
-            if lane.isBusy { lane.withdrawWaiting() } else { bringLatest() }
-        }
-        // The observer signalled and nothing waits: bring it the latest, once.
-        lane.onIdle { bringLatest() }
-        // end snippet
-        changed()
-        return lane
-    }
 }

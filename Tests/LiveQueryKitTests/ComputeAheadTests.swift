@@ -183,7 +183,7 @@ struct ComputeAheadTests {
             }
         }
         defer { release.signal() }
-        try await eventually { entered.withLock { $0 } && paced.store.documents.changes.isWriting }
+        try await eventually { entered.withLock { $0 } && paced.store.engine.writes.isWriting }
         let before = paced.store.statistics
         paced.clock.advance(by: .milliseconds(1))
         try await eventually { paced.store.statistics.aheadLeftWhileWriting == before.aheadLeftWhileWriting + 1 }

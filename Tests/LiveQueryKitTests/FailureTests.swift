@@ -20,7 +20,7 @@ struct FailureTests {
     ) throws -> (Store, FaultyDocumentStore) {
         let remote = GatedDocumentStore(base: try TestStores.documents(kind))
         let faulty = FaultyDocumentStore(base: remote, faults: .init(), seed: 1)
-        return (Store(faulty, retry: retry, timeSource: clock), faulty)
+        return (Store(faulty, configuration: .init(retry: retry, timeSource: clock)), faulty)
     }
 
     /// What `onError` received, in order.

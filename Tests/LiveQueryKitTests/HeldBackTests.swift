@@ -282,7 +282,7 @@ struct HeldBackTests {
         arguments: TestStores.kinds)
     func ownerFoundDeadDuringARound(kind: String) async throws {
         let documents = GatedDocumentStore(base: try TestStores.documents(kind))
-        let store = Store(documents, quietPeriod: nil, anticipatesSignals: false)
+        let store = Store(documents, configuration: .init(anticipatesSignals: false))
         let items = store.collection("items")
         let busy = LockedValue(0)
         var owner: Owner? = Owner()

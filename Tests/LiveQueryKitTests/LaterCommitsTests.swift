@@ -128,7 +128,7 @@ struct LaterCommitsTests {
         arguments: TestStores.kinds)
     func keptAfterTheRound(kind: String) async throws {
         let documents = GatedDocumentStore(base: try TestStores.documents(kind))
-        let store = Store(documents, anticipatesSignals: false)
+        let store = Store(documents, configuration: .init(anticipatesSignals: false))
         let items = store.collection("items")
         _ = try await items.upsert(Self.item("a0"))
         let slow = HeldBackTests.SlowObserver()

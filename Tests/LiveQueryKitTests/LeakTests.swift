@@ -48,7 +48,7 @@ struct LeakTests {
         // The engine reads the clock as it starts an observer; this one holds it there while the test stops it.
         let clock = HeldTimeSource(base: ManualTimeSource())
         let tracker = LeakTracker()
-        let store = Store.inMemory(timeSource: clock)
+        let store = Store.inMemory(configuration: .init(timeSource: clock))
         do {
             let captured = tracker.track(Screen(), "object the handler captures")
             let gate = clock.holdNextElapsedRead()

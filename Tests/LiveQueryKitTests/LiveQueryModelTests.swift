@@ -62,8 +62,10 @@ final class LiveQueryModelRun {
     init(kind: String, configuration: Int) throws {
         faulty = FaultyDocumentStore(base: try TestStores.documents(kind), faults: .init(), seed: 1)
         store = Store(
-            faulty, quietPeriod: configuration & 1 == 1 ? .milliseconds(3) : nil,
-            anticipatesSignals: configuration & 2 == 0, timeSource: clock)
+            faulty,
+            configuration: .init(
+                quietPeriod: configuration & 1 == 1 ? .milliseconds(3) : nil,
+                anticipatesSignals: configuration & 2 == 0, timeSource: clock))
         items = store.collection("items")
     }
 

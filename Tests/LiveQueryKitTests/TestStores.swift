@@ -12,8 +12,9 @@ enum TestStores {
         quietPeriod: Duration? = nil, anticipatesSignals: Bool = true, timeSource: any TimeSource = .system
     ) throws -> Store {
         Store(
-            try SQLiteDocumentStore(path: temporaryPath()), quietPeriod: quietPeriod,
-            anticipatesSignals: anticipatesSignals, timeSource: timeSource)
+            try SQLiteDocumentStore(path: temporaryPath()),
+            configuration: .init(
+                quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource))
     }
 
     /// A path for a new SQLite file in a directory of its own, removed when the process ends.
@@ -40,7 +41,9 @@ enum TestStores {
     ) throws -> Store {
         kind == "sqlite"
             ? try sqlite(quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource)
-            : Store.inMemory(quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource)
+            : Store.inMemory(
+                configuration: .init(
+                    quietPeriod: quietPeriod, anticipatesSignals: anticipatesSignals, timeSource: timeSource))
     }
 }
 

@@ -38,7 +38,7 @@ final class InspectorScenario: Sendable {
     let signal = LockedValue<SignalNext?>(nil)
 
     init() async throws {
-        store = Store.inMemory(timeSource: clock)
+        store = Store.inMemory(configuration: .init(timeSource: clock))
         let transport = InMemoryTransport(timeSource: clock)
         transport.route(.get, Self.base + "/profile", reply: .text("hello", headers: ["ETag": "\"v1\""]))
         service = Service(baseURL: Self.base, transport: transport, timeSource: clock)
