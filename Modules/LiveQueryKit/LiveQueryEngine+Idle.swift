@@ -1,3 +1,4 @@
+import TetherClock
 import TetherConcurrency
 
 /// When the consumer can sleep through commits, and what wakes it when an observer goes idle.
@@ -14,36 +15,44 @@ extension LiveQueryEngine {
     static func allHeld(_ state: State) -> Bool {
         guard !state.evaluations.isEmpty, !state.inbox.hasOwedWork else { return false }
         return state.evaluations.values.allSatisfy { evaluation in
-            evaluation.deferred != nil || !evaluation.isFailing && !evaluation.published.hasIdleObserver
+            evaluation.schedule.isHeld || !evaluation.schedule.isFailing && !evaluation.schedule.hasIdleObserver
         }
     }
 
     /// An observer of `registration`'s query signalled and nothing waits in its lane (its lane's idle callback). It
     /// takes the query's latest result if it has not — unless commits kept while every query was held back may alter
     /// it, or changes are held back for the query. Then, or when it has the latest, it waits idle, and the consumer
-    /// applies the changes waiting in its next round, publishing to it.
-    ///
-    /// Two short turns of the engine's lock, the published result's between them: a round that ends meanwhile
-    /// either sees the observer idle (and holds nothing back) or is followed by the second turn, which wakes it.
+    /// applies the changes waiting in its next round, publishing to it. One turn of the engine's lock.
     func observerIdle(_ registration: Registration) {
-        guard let published = registration.published else { return }
-        let now = published.moment
+        let now = moment
         let query = registration.query
-        let commitsKept = state.withLock { $0.hasKeptCommits }
-        let action = published.becameIdle(registration, commitsKept: commitsKept, at: now)
-        let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.isAllHeld || state.canWake(query) else { return nil }
+        let (action, resume) = state.withLock {
+            state -> (QuerySchedule.IdleAction, (EngineInbox.Consumer, EngineInbox.Work)?) in
+            let commitsKept = state.hasKeptCommits
+            guard
+                let action = state.withEvaluation(
+                    of: query,
+                    {
+                        $0.schedule.becameIdle(ObjectIdentifier(registration), commitsKept: commitsKept, at: now)
+                    })
+            else { return (.wait, nil) }
+            guard state.isAllHeld || state.canWake(query) else { return (action, nil) }
             // Idle, and changes wait: the next round applies them.
-            if case .wait = action, state.canWake(query) { return state.wake(CollectionOfOne(query)) }
+            if case .wait = action, state.canWake(query) { return (action, state.wake(CollectionOfOne(query))) }
             // Busy again with the latest, the next commit runs a round, which holds it back and times the computation
             // ahead of its signal (no round of the engine's handed this result out); idle with nothing waiting, the
-            // next commit wakes the consumer. Commits kept since the first turn go to the consumer now.
+            // next commit wakes the consumer.
             state.isAllHeld = false
             let resume = state.inbox.resumeIfWaiting()
             if let resume { state.isRunningOwedWork = resume.1.isOwed }
-            return resume
+            return (action, resume)
         }
         if case .take(let snapshot) = action { registration.lane.submit(snapshot) }
         if let resume { resume.0.resume(returning: resume.1) }
+    }
+
+    /// The moment of a hand-out or a signal, when signals are anticipated (read before taking the lock).
+    var moment: Duration? {
+        anticipatesSignals ? timeSource.elapsed : nil
     }
 }

@@ -26,43 +26,22 @@ extension LiveQueryEngine {
     /// Records that a query failed, keeping its last good result, offers the failure to its observers, and schedules
     /// a retry (see ``EvaluationRetry``).
     func publishFailure(_ error: any Error, for query: DocumentQuery) {
-        let (published, serial, retryDelay) = state.withLock { state -> (PublishedResult?, UInt64, Duration?) in
+        let (date, now) = (timeSource.now, moment)
+        let (failure, ready, retryDelay) = state.withLock { state -> (Snapshot, [Registration], Duration?) in
             state.statistics.failures += 1
             state.failureSerial += 1
-            guard
-                let published = state.withEvaluation(
-                    of: query,
-                    {
-                        $0.isFailing = true
-                        return $0.published
-                    })
-            else {
-                return (nil, state.failureSerial, nil)
-            }
+            let failure = Snapshot.failure(EvaluationFailure(error: error, serial: state.failureSerial))
+            guard let index = state.evaluations.index(forKey: query) else { return (failure, [], nil) }
             state.relevance.failed(query)
-            let delay = schedulesRetry(of: query, in: &state)
-            return (published, state.failureSerial, delay)
+            let delay = schedulesRetry(in: &state.evaluations.values[index].schedule)
+            let ready = state.evaluations.values[index].schedule.publish(failure, date: date, at: now).ready
+            return (failure, ready, delay)
         }
         if let retryDelay { retry(query, after: retryDelay) }
-        let failure = Snapshot.failure(EvaluationFailure(error: error, serial: serial))
-        if let published { handOut(failure, to: published.publish(failure).ready) }
+        handOut(failure, to: ready)
     }
 
-    /// Records a query's new result in its evaluation; returns its published result and content number.
-    private static func record(
-        _ result: [Document], ids: Set<String>?, commit: UInt64, isNew: Bool, in evaluation: inout Evaluation
-    ) -> (PublishedResult?, UInt64) {
-        if isNew { evaluation.content += 1 }
-        evaluation.documents = result
-        if let ids { evaluation.ids = ids }
-        evaluation.isEvaluated = true
-        evaluation.isFailing = false
-        evaluation.failureStreak = 0
-        evaluation.commit = commit
-        return (evaluation.published, evaluation.content)
-    }
-
-    /// Records a query's new result and offers it to its observers (see ``PublishedResult``). `changed`: the `_id`s
+    /// Records a query's new result and offers it to its observers (see ``QuerySchedule``). `changed`: the `_id`s
     /// of the changed documents an incremental update merged into the last result; nil when the query ran.
     func publish(_ result: [Document], commit: UInt64, for query: DocumentQuery, changed: Set<String>?) {
         // Compared outside the lock (only this consumer changes a result, so it cannot change in between).
@@ -71,18 +50,23 @@ extension LiveQueryEngine {
         }
         let isNew = previous.map { isEvaluated, documents, _ in !isEvaluated || documents != result } ?? true
         let ids = Self.ids(of: result, previous: previous?.2, changed: changed)
-        let (published, content) = state.withLock { state -> (PublishedResult?, UInt64) in
+        let (date, now) = (timeSource.now, moment)
+        let published = state.withLock { state -> (Snapshot, QuerySchedule.Publication)? in
             if changed != nil { state.statistics.incrementalUpdates += 1 } else { state.statistics.evaluations += 1 }
             // In place, through its index (see `State.withEvaluation`).
-            guard let index = state.evaluations.index(forKey: query) else { return (nil, 0) }
+            guard let index = state.evaluations.index(forKey: query) else { return nil }
             state.relevance.published(query, ids: ids, previous: state.evaluations.values[index].ids)
-            return Self.record(result, ids: ids, commit: commit, isNew: isNew, in: &state.evaluations.values[index])
+            if isNew { state.evaluations.values[index].content += 1 }
+            state.evaluations.values[index].documents = result
+            if let ids { state.evaluations.values[index].ids = ids }
+            state.evaluations.values[index].commit = commit
+            state.evaluations.values[index].schedule.phase = .current
+            let snapshot = Snapshot.documents(result, commit: commit, content: state.evaluations.values[index].content)
+            return (snapshot, state.evaluations.values[index].schedule.publish(snapshot, date: date, at: now))
         }
         // To the observers idle now; each busy one takes it (or a later one) when it signals — from its lane, when
         // none was idle. Slow ones have the next result computed just before they are due to signal.
-        let snapshot = Snapshot.documents(result, commit: commit, content: content)
-        guard let published else { return }
-        let publication = published.publish(snapshot)
+        guard let (snapshot, publication) = published else { return }
         handOut(snapshot, to: publication.ready)
         handOut(snapshot, to: publication.staged)
         if let ahead = publication.computeAhead { computeAhead(query, after: ahead) }

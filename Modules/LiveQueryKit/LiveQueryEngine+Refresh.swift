@@ -37,8 +37,8 @@ extension LiveQueryEngine {
                     guard let evaluation = state.evaluations[query] else { continue }
                     touched.append(
                         Candidate(
-                            query: query, ids: evaluation.ids, isFailing: evaluation.isFailing,
-                            deferred: evaluation.deferred))
+                            query: query, ids: evaluation.ids, isFailing: evaluation.schedule.isFailing,
+                            deferred: evaluation.held))
                 }
             }
             state.statistics.relevanceChecks += touched.count
@@ -47,15 +47,16 @@ extension LiveQueryEngine {
         // Which of those results the changes can alter, decided exactly from the documents, outside the lock. (Without
         // a read — unknown changes, a failed read — every query counts as altered.)
         let relevant = read.map { read in touched.filter { $0.canBeAltered(by: read) } } ?? touched
-        var round: [(DocumentQuery, Evaluation)] = []
-        var own: [(DocumentQuery, Evaluation, HeldChanges)] = []
+        var round: [(DocumentQuery, Basis)] = []
+        var own: [(DocumentQuery, Basis, HeldChanges)] = []
         var ahead: [(DocumentQuery, Duration)] = []
+        let now = moment
         state.withLock { state in
             state.statistics.skippedIrrelevant += observedCount - relevant.count
             for candidate in relevant {
                 let query = candidate.query
                 switch Self.hold(
-                    query, changes, counting: !countedAsHeld, schedulingAhead: !woken.contains(query), in: &state)
+                    query, changes, counting: !countedAsHeld, at: woken.contains(query) ? nil : now, in: &state)
                 {
                 case nil: continue  // unobserved since
                 case .held(let computeAhead)?: if let computeAhead { ahead.append((candidate.query, computeAhead)) }
@@ -96,39 +97,41 @@ extension LiveQueryEngine {
         case held(computeAhead: Duration?)
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
-        case now(Evaluation, HeldChanges?)
+        case now(Basis, HeldChanges?)
     }
 
     /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
     /// consumer then costs one evaluation per delivery, not one per commit. Busy observers take the latest result when
-    /// they signal (see ``PublishedResult``: a result staged in their lane before these changes is withdrawn then); the
+    /// they signal (see ``QuerySchedule``: a result staged in their lane before these changes is withdrawn then); the
     /// first to go idle wakes the query (``observerIdle(_:)``), whose changes are then applied at once. Held-back
     /// changes past ``relevanceCheckLimit`` documents are dropped (``HeldChanges``): the query simply runs again.
     /// `counting`: the changes count as held back (``LiveQueryStatistics/deferrals``) unless they were counted as they
-    /// came. `schedulingAhead`: see ``apply(_:countedAsHeld:woken:)``. Under the engine's lock.
+    /// came. `now`: the moment, when a computation ahead of a signal may be scheduled (see
+    /// ``apply(_:countedAsHeld:woken:)``). Under the engine's lock.
     static func hold(
-        _ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, schedulingAhead: Bool, in state: inout State
+        _ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, at now: Duration?, in state: inout State
     ) -> Hold? {
         // Found once, through its index (see `State.withEvaluation`); nothing below adds or removes an evaluation.
         guard let index = state.evaluations.index(forKey: query) else { return nil }
         // Taken out first, so that merging updates it in place rather than copying it.
-        var deferred = state.evaluations.values[index].deferred.take()
+        var deferred: HeldChanges?
+        if case .held(let held) = state.evaluations.values[index].schedule.phase {
+            deferred = held
+            state.evaluations.values[index].schedule.phase = .current
+        }
         // From here on its commit is kept by hand: exact through the rounds that left it alone, and no further
         // while changes are held back.
         let applied = state.catchUp.applied
         state.evaluations.values[index].commit = state.evaluations.values[index].exactCommit(applied: applied)
-        let evaluation = state.evaluations.values[index]
         // No observer can take a result now: compute none until one can (it wakes the query).
-        let hold =
-            evaluation.isFailing || evaluation.registrations.isEmpty
-            ? (held: false, computeAhead: nil) : evaluation.published.holdIfNoneIdle(schedulingAhead: schedulingAhead)
+        let hold = state.evaluations.values[index].schedule.holds(at: now)
         guard hold.held else {
             deferred?.merge(changes)
             state.relevance.setHeld(query, false)
-            return .now(evaluation, deferred)
+            return .now(state.evaluations.values[index].basis, deferred)
         }
         if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
-        state.evaluations.values[index].deferred = deferred
+        state.evaluations.values[index].schedule.phase = .held(deferred!)
         state.relevance.setHeld(query, true)
         if counting { state.statistics.deferrals += 1 }
         return .held(computeAhead: hold.computeAhead)
@@ -137,25 +140,33 @@ extension LiveQueryEngine {
     /// Applies the changes held back for `query`, now that one of its observers is ready. Woken for commits that
     /// turned out not to touch it, an observer that went idle behind the latest result takes that result.
     func applyDeferred(_ query: DocumentQuery) async {
-        let taken = state.withLock { state -> (Evaluation, HeldChanges?)? in
-            guard let evaluation = state.evaluations[query] else { return nil }
-            guard let deferred = evaluation.deferred else { return (evaluation, nil) }
-            state.withEvaluation(of: query) { $0.deferred = nil }
-            state.relevance.setHeld(query, false)
+        let taken = state.withLock { state -> (Basis, HeldChanges?)? in
+            guard let index = state.evaluations.index(forKey: query) else { return nil }
+            guard case .held(let deferred) = state.evaluations.values[index].schedule.phase else {
+                return (state.evaluations.values[index].basis, nil)
+            }
             // Observers that go idle from here on wait for the result about to be published.
-            evaluation.published.release()
-            return (evaluation, deferred)
+            state.evaluations.values[index].schedule.phase = .current
+            state.relevance.setHeld(query, false)
+            return (state.evaluations.values[index].basis, deferred)
         }
-        guard let (evaluation, deferred) = taken else { return }
-        guard let deferred else {
-            if let (snapshot, behind) = evaluation.published.offerToIdleBehind() { handOut(snapshot, to: behind) }
-            return
+        guard let (basis, deferred) = taken else { return }
+        guard let deferred else { return offerToIdleBehind(query) }
+        await bring(query, basis, deferred)
+    }
+
+    /// Hands the latest result to the idle observers of `query` that have not taken it (see
+    /// ``QuerySchedule/offerToIdleBehind(at:)``).
+    func offerToIdleBehind(_ query: DocumentQuery) {
+        let now = moment
+        let offer = state.withLock { state in
+            state.withEvaluation(of: query) { $0.schedule.offerToIdleBehind(at: now) } ?? nil
         }
-        await bring(query, evaluation, deferred)
+        if let (snapshot, behind) = offer { handOut(snapshot, to: behind) }
     }
 
     /// Brings one query up to date with the changes held back for it (and the round's, merged in).
-    func bring(_ query: DocumentQuery, _ evaluation: Evaluation, _ held: HeldChanges) async {
+    func bring(_ query: DocumentQuery, _ evaluation: Basis, _ held: HeldChanges) async {
         let read = await readChanged(held.changes, for: evaluation, of: query)
         await bring(query, evaluation, held.changes, read, unknownReason: held.unknownReason)
     }
@@ -163,7 +174,7 @@ extension LiveQueryEngine {
     /// Brings one query up to date with `changes`, from `read` (nil: the documents could not be read, or are not
     /// needed because the query runs again anyway). Unknown changes run the query again for `unknownReason`.
     func bring(
-        _ query: DocumentQuery, _ evaluation: Evaluation, _ changes: ChangeSet, _ read: ChangedDocuments?,
+        _ query: DocumentQuery, _ evaluation: Basis, _ changes: ChangeSet, _ read: ChangedDocuments?,
         unknownReason: LiveQueryStatistics.RerunReason = .unknownChanges
     ) async {
         // A failing query is run again at each commit that touches its collection, until it succeeds.
@@ -181,9 +192,7 @@ extension LiveQueryEngine {
             }
             // Held-back changes that alter nothing publish nothing: an observer that went idle behind the latest
             // result, waiting for them, takes that result now.
-            if let (snapshot, behind) = evaluation.published.offerToIdleBehind() {
-                handOut(snapshot, to: behind)
-            }
+            offerToIdleBehind(query)
         case .incremental(let documents, let commit, let changed):
             publish(documents, commit: commit, for: query, changed: changed)
         case .rerun(let reason):
@@ -193,7 +202,7 @@ extension LiveQueryEngine {
     }
 
     /// The documents `changes` touched in one query's collection, for a query brought up to date on its own.
-    private func readChanged(_ changes: ChangeSet, for evaluation: Evaluation, of query: DocumentQuery) async
+    private func readChanged(_ changes: ChangeSet, for evaluation: Basis, of query: DocumentQuery) async
         -> ChangedDocuments?
     {
         await readChanged(changes, in: evaluation.isFailing ? [] : [query.collection])
@@ -240,7 +249,7 @@ extension LiveQueryEngine {
     /// The commit a result that the changes cannot alter is exact at: the read's, when the changes reach it;
     /// otherwise their last, except for any document that changed again after it — and that one is in a later
     /// change set, to be taken from its state then. Nil when the changes do not follow on from the result.
-    static func exactCommit(_ evaluation: Evaluation, _ read: ChangedDocuments) -> UInt64? {
+    static func exactCommit(_ evaluation: Basis, _ read: ChangedDocuments) -> UInt64? {
         guard read.changes.commits.lowerBound <= evaluation.commit + 1 else { return nil }
         return min(read.commit, read.changes.commits.upperBound)
     }
@@ -252,7 +261,7 @@ extension LiveQueryEngine {
     /// Changes can reach the engine after a result that already has them: the query ran again (its read seeing
     /// every commit so far) before the writer's thread had handed them over. Applying them then would take the
     /// documents back to those commits; they are skipped.
-    func refresh(_ query: DocumentQuery, _ evaluation: Evaluation, _ read: ChangedDocuments) -> Refresh {
+    func refresh(_ query: DocumentQuery, _ evaluation: Basis, _ read: ChangedDocuments) -> Refresh {
         guard read.changes.commits.upperBound > evaluation.commit else { return .irrelevant(commit: nil) }
         guard !read.tooMany.contains(query.collection) else { return .rerun(.manyChanges) }
         guard query.offset == 0 else { return .rerun(.offset) }

@@ -19,25 +19,16 @@ final class LiveQueryEngine: Sendable {
     struct Evaluation: Sendable {
         var documents: [Document] = []
         var ids: Set<String> = []
-        var isEvaluated = false
-        /// The last evaluation failed: the next commit runs the query again (the last good result stays), and so
-        /// does a retry after a wait (see `LiveQueryEngine+Retry`).
-        var isFailing = false
-        /// Evaluations failed in a row: each retry waits longer.
-        var failureStreak = 0
-        /// A retry waits to run the failing query again.
-        var isRetryScheduled = false
         /// The commit the result was last known exact at — computed, brought up to date, or held back there; see
         /// ``exactCommit(applied:)`` for how far it reaches.
         var commit: UInt64 = 0
-        /// Counts the distinct results published: it moves only when the documents differ from the last ones.
+        /// Counts the distinct results published: it moves only when the documents differ from the last ones (0:
+        /// never evaluated).
         var content: UInt64 = 0
-        /// Changes held back while every observer was busy with an earlier result: applied, all at once, when one
-        /// of them is ready (see ``LiveQueryEngine/hold(_:_:counting:schedulingAhead:in:)``).
-        var deferred: HeldChanges?
-        /// The latest result, and which observers are ready for the next.
-        let published: PublishedResult
-        var registrations: [ObjectIdentifier: Registration] = [:]
+        /// Where the result and each of its observers stand (see ``QuerySchedule``).
+        var schedule = QuerySchedule()
+
+        var isEvaluated: Bool { content > 0 }
 
         /// The last commit the result is exact at, once the engine has applied every commit through `applied`.
         ///
@@ -48,8 +39,25 @@ final class LiveQueryEngine: Sendable {
         /// and a result is never computed at a commit before the last applied one.) A result whose changes are
         /// held back, or that failed, is exact only at ``commit``.
         func exactCommit(applied: UInt64) -> UInt64 {
-            deferred == nil && !isFailing && isEvaluated ? max(commit, applied) : commit
+            if case .current = schedule.phase { max(commit, applied) } else { commit }
         }
+
+        /// The changes held back for the query, if any.
+        var held: HeldChanges? {
+            if case .held(let changes) = schedule.phase { changes } else { nil }
+        }
+
+        /// What a round needs of the evaluation outside the lock (a copy of the whole would share its observers'
+        /// table, which the next change to it would copy).
+        var basis: Basis { Basis(documents: documents, ids: ids, commit: commit, isFailing: schedule.isFailing) }
+    }
+
+    /// An evaluation's result, taken out of the lock to bring it up to date.
+    struct Basis: Sendable {
+        let documents: [Document]
+        let ids: Set<String>
+        let commit: UInt64
+        let isFailing: Bool
     }
 
     struct State: Sendable {
@@ -113,7 +121,7 @@ final class LiveQueryEngine: Sendable {
             let kept = inbox.changes.firstCommit ?? .max
             var held: [DocumentQuery] = []
             for (query, evaluation) in evaluations where !inbox.wakes.contains(query) {
-                let heldSince = min(kept, evaluation.deferred?.changes.commits.lowerBound ?? .max)
+                let heldSince = min(kept, evaluation.held?.changes.commits.lowerBound ?? .max)
                 if heldSince <= commit { held.append(query) }
             }
             guard !held.isEmpty else { return nil }
@@ -126,7 +134,7 @@ final class LiveQueryEngine: Sendable {
         /// Whether `query` has changes waiting — held back for it, or kept commits that may touch it — and is not yet
         /// to be woken.
         func canWake(_ query: DocumentQuery) -> Bool {
-            (evaluations[query]?.deferred != nil || hasKeptCommits) && !inbox.wakes.contains(query)
+            (evaluations[query]?.schedule.isHeld == true || hasKeptCommits) && !inbox.wakes.contains(query)
         }
 
         /// Wakes held-back queries (see ``canWake(_:)``): the consumer applies their changes in its next round.
@@ -187,14 +195,11 @@ final class LiveQueryEngine: Sendable {
     let executor = DispatchQueueExecutor(label: "tether.live-query.engine")
     /// Every observer, with its owner: OwnershipKit's rules, the same as a resource's observers.
     let observers = ObserverTable<Registration, Never>(deliver: Registration.deliver)
-    /// The last commit received from the feed (advanced under the engine's lock, by the writer's thread), and the last
-    /// one every round has applied (``CatchUp/applied``, as each round ends): read by the quiet watch, and by the
-    /// check a lane makes at its observer's signal without the engine's lock (see
-    /// ``PublishedResult/isStagedCurrent(_:for:received:applied:)``).
+    /// The last commit received from the feed (advanced under the engine's lock, by the writer's thread): read by the
+    /// quiet watch, the computations ahead of a signal and the check a lane makes at its observer's signal.
     let receivedCommit = Watermark()
     /// The store's writes in flight: counted by ``Store``, read when a computation ahead of a signal comes due.
     let writes = WritesInFlight()
-    let appliedCommit = Watermark()
 
     init(documents: any DocumentStore, configuration: Store.Configuration, logger: Logger) {
         self.documents = documents
@@ -218,7 +223,7 @@ final class LiveQueryEngine: Sendable {
         state.withLock { state in
             var statistics = state.statistics
             statistics.queries = state.evaluations.count
-            statistics.observers = state.evaluations.values.reduce(0) { $0 + $1.registrations.count }
+            statistics.observers = state.evaluations.values.reduce(0) { $0 + $1.schedule.members.count }
             statistics.caughtUpCommit = state.catchUp.applied
             return statistics
         }
@@ -281,7 +286,7 @@ final class LiveQueryEngine: Sendable {
 
     /// Removes an observer (idempotent); the last one out ends the feed subscription and the consumer.
     func unregister(_ registration: Registration) {
-        registration.membership.withLock { $0.isStopped = true }
+        registration.stop()
         registration.lane.cancel()
         struct Released {
             var evaluation: Evaluation?
@@ -291,16 +296,15 @@ final class LiveQueryEngine: Sendable {
         }
         let released = state.withLock { state -> Released? in
             guard state.registered.remove(ObjectIdentifier(registration)) != nil else { return nil }
-            // Under the lock under which `start` joined it, if it did.
-            registration.membership.withLock { $0.published.take() }?.remove(registration)
             state.inbox.remove(registration)
             var released = Released()
             // In place: a copy of the evaluation would share its observers' table with the one left in, and removing
             // one from it would copy them all; taking the evaluation out and putting it back would hash its query's
             // neighbours in the table again. Found once: hashing a query walks its whole predicate.
             if let index = state.evaluations.index(forKey: registration.query) {
-                state.evaluations.values[index].registrations[ObjectIdentifier(registration)] = nil
-                if state.evaluations.values[index].registrations.isEmpty {
+                // Under the lock under which `start` joined it, if it did.
+                state.evaluations.values[index].schedule.remove(ObjectIdentifier(registration))
+                if state.evaluations.values[index].schedule.members.isEmpty {
                     let evaluation = state.evaluations.remove(at: index).value
                     state.relevance.remove(registration.query, holding: evaluation.ids)
                     released.evaluation = evaluation
@@ -486,7 +490,6 @@ final class LiveQueryEngine: Sendable {
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
             // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
             if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }
-            appliedCommit.advance(to: state.catchUp.applied)
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
@@ -496,12 +499,6 @@ final class LiveQueryEngine: Sendable {
         }
         for waiter in waiters { waiter.resume() }
         if watch { watchForQuiet() }
-    }
-
-    /// Adds `registration` to `evaluation`'s observers, in place, and returns the evaluation as it now is.
-    private static func join(_ registration: Registration, _ evaluation: inout Evaluation) -> Evaluation {
-        evaluation.registrations[ObjectIdentifier(registration)] = registration
-        return evaluation
     }
 
     /// A new observer: the current result at once if its query is already evaluated and up to date, else after
@@ -524,25 +521,26 @@ final class LiveQueryEngine: Sendable {
             }
             // In place (see `unregister`), through its index (see `State.withEvaluation`).
             let found = state.evaluations.index(forKey: registration.query)
-            if found.map({ state.evaluations.values[$0].registrations.isEmpty }) ?? true {
+            if found.map({ state.evaluations.values[$0].schedule.members.isEmpty }) ?? true {
                 state.relevance.add(registration.query)
             }
             let index =
                 found
                 ?? {
-                    state.evaluations[registration.query] = Evaluation(
-                        published: PublishedResult(timeSource: timeSource, anticipatesSignals: anticipatesSignals))
+                    state.evaluations[registration.query] = Evaluation()
                     return state.evaluations.index(forKey: registration.query)!
                 }()
-            let evaluation = Self.join(registration, &state.evaluations.values[index])
-            registration.membership.withLock { $0.published = evaluation.published }
             // Joined under the lock that checked it is registered, which unregister takes to leave: it leaves after
-            // this, or was stopped before. Joined outside, it could join after leaving, it and its published result
-            // holding each other — and its lane and handler — for good.
-            let isCurrent = evaluation.isEvaluated && evaluation.deferred == nil && !evaluation.isFailing
-            evaluation.published.join(registration, idle: !isCurrent, at: now)
-            checkStagedResults(of: registration, against: evaluation.published)
-            guard isCurrent else { return evaluation.isEvaluated && !evaluation.isFailing ? .applyHeld : .evaluate }
+            // this, or was stopped before. Read in place: a copy of the evaluation would share its observers' table,
+            // which joining would then copy whole.
+            let isEvaluated = state.evaluations.values[index].isEvaluated
+            let (isHeld, isFailing) = (
+                state.evaluations.values[index].schedule.isHeld, state.evaluations.values[index].schedule.isFailing
+            )
+            let isCurrent = isEvaluated && !isHeld && !isFailing
+            state.evaluations.values[index].schedule.join(registration, idle: !isCurrent, at: now)
+            guard isCurrent else { return isEvaluated && !isFailing ? .applyHeld : .evaluate }
+            let evaluation = state.evaluations.values[index]
             return .current(
                 Snapshot.documents(
                     evaluation.documents, commit: evaluation.exactCommit(applied: state.catchUp.applied),

@@ -1,6 +1,7 @@
 import DeliveryKit
 import DocumentStoreKit
 import OwnershipKit
+import Synchronization
 import TetherConcurrency
 
 /// One observer of one query, as the engine's ``ObserverTable`` holds it: its query, its lane, and its place in the
@@ -24,9 +25,9 @@ final class Registration: Sendable {
     let lane: DeliveryLane<Snapshot>
     let binding: ObserverBinding
     weak let engine: LiveQueryEngine?
-    /// Whether the engine unregistered the observer, and the query's latest result, set when the engine starts it:
-    /// in one lock box, as an observer is made per row of a screen and each box is an allocation.
-    let membership = LockedValue(Membership())
+    /// Whether the engine unregistered the observer: an atomic in the object, not a lock box of its own (an observer
+    /// is made per row of a screen, and each box is an allocation).
+    private let stopped = Atomic<Bool>(false)
     /// The result the observer last received (shared with its handle), and the query's text: for an inspector.
     let delivered: DeliveredResult
     let text: String
@@ -49,6 +50,7 @@ final class Registration: Sendable {
             guard let self else { return }
             self.engine?.observerIdle(self)
         }
+        LiveQueryEngine.checkStagedResults(of: self)
     }
 
     /// Whether the engine has unregistered the observer (or its lane was cancelled).
@@ -58,24 +60,16 @@ final class Registration: Sendable {
 
     /// Whether the engine has unregistered the observer.
     var isStopped: Bool {
-        membership.withLock { $0.isStopped }
+        stopped.load(ordering: .acquiring)
     }
 
-    /// The query's latest result, once the engine has started the observer.
-    var published: PublishedResult? {
-        membership.withLock { $0.published }
+    /// Marks the observer unregistered.
+    func stop() {
+        stopped.store(true, ordering: .releasing)
     }
 
     /// What the engine's observer table does with its notices: the stopped notice unregisters the observer.
     static func deliver(_ registration: Registration, _ notice: ObserverNotice<Never>) {
         if case .stopped = notice { registration.engine?.unregister(registration) }
-    }
-}
-
-extension Registration {
-    /// See ``Registration/membership``.
-    struct Membership: Sendable {
-        var isStopped = false
-        var published: PublishedResult?
     }
 }

@@ -103,7 +103,8 @@ extension LiveQueryEngine {
                 (
                     documents: evaluation.documents.count,
                     commit: evaluation.exactCommit(applied: state.catchUp.applied),
-                    isHeldBack: evaluation.deferred != nil || isKeeping, isFailing: evaluation.isFailing
+                    isHeldBack: evaluation.schedule.isHeld || isKeeping, isFailing: evaluation.schedule.isFailing,
+                    schedule: evaluation.schedule
                 )
             }
         }
@@ -112,10 +113,10 @@ extension LiveQueryEngine {
             guard let registration else { continue }
             let held = registration.lane.held
             // Staged in the lane, or published, to be taken at its signal.
-            let published = registration.published
+            let schedule = queries[registration.query]?.schedule
             let waiting =
-                held.waiting.map { WaitingResult($0, publishedAt: published?.publishedAt(of: $0), now: now) }
-                ?? published?.owed(to: registration).map {
+                held.waiting.map { WaitingResult($0, publishedAt: schedule?.publishedAt(of: $0), now: now) }
+                ?? schedule?.owed(to: ObjectIdentifier(registration)).map {
                     WaitingResult($0.snapshot, publishedAt: $0.publishedAt, now: now)
                 }
             let delivered = registration.delivered.commit
