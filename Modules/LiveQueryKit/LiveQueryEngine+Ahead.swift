@@ -11,40 +11,20 @@ import TetherConcurrency
 /// that computation are held back again and applied when the observer signals, as without it. The timer is started
 /// on the engine's queue by the round that hands the result out (or, for a result an observer took as it signalled,
 /// by the round that first holds a commit back after it): the signal that took the result, and the writer, never
-/// wait for it. It finds nothing to compute when no commit came meanwhile. A commit within the writer's window before
-/// its due time, or after it, takes it and cancels its timer (``AheadTimers``): the writer is still committing, and
-/// the result is left to the signal.
-/// On unless the store is made with `anticipatesSignals: false`.
+/// wait for it. It finds nothing to compute when no commit came meanwhile, and leaves the result to the signal while
+/// the writer is still committing (``LiveQuerySchedule/aheadDue(serial:canWake:isWriting:now:window:)``). On unless
+/// the store's configuration says `anticipatesSignals: false`.
 extension LiveQueryEngine {
     /// Brings `query` up to date after `delay`, if its changes are still held back then and the writer has stopped (no
     /// write in flight, no commit within its window before then). Holds the engine only once the time has come: an
     /// engine released meanwhile computes nothing.
     func computeAhead(_ query: DocumentQuery, after delay: Duration) {
-        let scheduledAt = receivedCommit.value
-        let due = timeSource.elapsed + max(delay, .zero)
+        let pace = WriterPace(since: receivedCommit.value, over: delay)
         // Noted before the timer is started, so that a call due at once finds it.
-        let pace = WriterPace(since: scheduledAt, over: delay)
-        let (serial, replaced) = state.withLock { $0.aheadTimers.add(query, due: due, pace: pace) }
+        let (serial, replaced) = state.withLock { $0.schedule.aheadTimers.add(query) }
         replaced?.cancel()
         let call = after(delay) { $0.computeAheadNow(query, serial: serial, pace: pace) }
-        if !state.withLock({ $0.aheadTimers.attach(call, to: serial) }) { call.cancel() }
-    }
-
-    /// Takes the computations ahead that a commit received at `now` leaves to the signal — due within the writer's
-    /// window from now, or past due — as their timers would have found the writer still committing (``AheadTimers``).
-    /// Returns the timers' calls, to be cancelled outside the lock. Under the lock, on the writer's thread, after
-    /// ``receivedCommit`` has advanced.
-    func takeAheadDue(at now: Duration, in state: inout State) -> [ScheduledCall] {
-        guard let earliest = state.aheadTimers.earliestTakeable, earliest < now else { return [] }
-        var calls: [ScheduledCall] = []
-        for entry in state.aheadTimers.takeDue(at: now, received: receivedCommit.value) {
-            if state.canWake(entry.query) {
-                state.statistics.aheadLeftToSignal += 1
-                if entry.due <= now { state.statistics.aheadLeftWhileWriting += 1 }
-            }
-            if let call = entry.call { calls.append(call) }
-        }
-        return calls
+        if !state.withLock({ $0.schedule.aheadTimers.attach(call, to: serial) }) { call.cancel() }
     }
 
     /// A writer that committed this recently is taken to be still committing — at least.
@@ -87,21 +67,21 @@ extension LiveQueryEngine {
         let now = timeSource.elapsed
         let isWriting = writes.isWriting
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            // A commit within the window or after the due time took it first: the writer was still committing.
-            guard state.aheadTimers.take(serial), state.canWake(query) else { return nil }
-            if isWriting {
-                state.statistics.aheadLeftToSignal += 1
-                state.statistics.aheadLeftWhileWriting += 1
-                return nil
-            }
             // Advanced only under this lock.
             let window = pace.activeWindow(received: receivedCommit.value)
-            if let last = state.lastReceivedAt, now - last < window {
-                state.statistics.aheadLeftToSignal += 1
+            let outcome = state.schedule.aheadDue(
+                serial: serial, canWake: state.canWake(query), isWriting: isWriting, now: now, window: window)
+            switch outcome {
+            case .nothing:
                 return nil
+            case .leftToSignal(let whileWriting):
+                state.statistics.aheadLeftToSignal += 1
+                if whileWriting { state.statistics.aheadLeftWhileWriting += 1 }
+                return nil
+            case .compute:
+                state.statistics.computedAhead += 1
+                return state.wake(CollectionOfOne(query))
             }
-            state.statistics.computedAhead += 1
-            return state.wake(CollectionOfOne(query))
         }
         if let resume { resume.0.resume(returning: resume.1) }
     }

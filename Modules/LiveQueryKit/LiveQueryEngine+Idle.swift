@@ -14,9 +14,7 @@ extension LiveQueryEngine {
     /// result (a failing query runs again at the next commit: never). Under the engine's lock, at the end of a round.
     static func allHeld(_ state: State) -> Bool {
         guard !state.evaluations.isEmpty, !state.inbox.hasOwedWork else { return false }
-        return state.evaluations.values.allSatisfy { evaluation in
-            evaluation.schedule.isHeld || !evaluation.schedule.isFailing && !evaluation.schedule.hasIdleObserver
-        }
+        return state.evaluations.values.allSatisfy(\.schedule.isHoldingBack)
     }
 
     /// An observer of `registration`'s query signalled and nothing waits in its lane (its lane's idle callback). It
@@ -36,16 +34,14 @@ extension LiveQueryEngine {
                         $0.schedule.becameIdle(ObjectIdentifier(registration), commitsKept: commitsKept, at: now)
                     })
             else { return (.wait, nil) }
-            guard state.isAllHeld || state.canWake(query) else { return (action, nil) }
+            guard state.schedule.isKeeping || state.canWake(query) else { return (action, nil) }
             // Idle, and changes wait: the next round applies them.
             if case .wait = action, state.canWake(query) { return (action, state.wake(CollectionOfOne(query))) }
             // Busy again with the latest, the next commit runs a round, which holds it back and times the computation
             // ahead of its signal (no round of the engine's handed this result out); idle with nothing waiting, the
             // next commit wakes the consumer.
-            state.isAllHeld = false
-            let resume = state.inbox.resumeIfWaiting()
-            if let resume { state.isRunningOwedWork = resume.1.isOwed }
-            return (action, resume)
+            state.schedule.wake()
+            return (action, state.handedOver(state.inbox.resumeIfWaiting()))
         }
         if case .take(let snapshot) = action { registration.lane.submit(snapshot) }
         if let resume { resume.0.resume(returning: resume.1) }

@@ -18,15 +18,6 @@ enum QuietWatch: Sendable {
 }
 
 extension LiveQueryEngine {
-    /// Whether a quiet watch should start now: something is held back (changes held for a query, or commits kept
-    /// while every query is held back) and none runs. Marks it running. Under the lock.
-    func startsQuietWatch(_ state: inout State) -> Bool {
-        let isHolding = state.hasHeld || state.hasKeptCommits
-        guard quietPeriod != nil, isHolding, case .idle = state.quietWatch else { return false }
-        state.quietWatch = .watching(since: receivedCommit.value)
-        return true
-    }
-
     /// Waits out quiet periods until one passes without a commit, then wakes every held-back query. Holds the engine
     /// only while it checks: an engine released meanwhile ends the watch.
     func watchForQuiet() {
@@ -43,17 +34,15 @@ extension LiveQueryEngine {
     /// wakes the held-back queries.
     func quietPeriodPassed() -> Bool {
         let (again, resume) = state.withLock { state -> (Bool, (EngineInbox.Consumer, EngineInbox.Work)?) in
-            guard case .watching(let since) = state.quietWatch else { return (false, nil) }
             // Advanced only under this lock: one read serves the whole step.
-            let received = receivedCommit.value
-            if received > since {
-                state.quietWatch = .watching(since: received)
-                return (true, nil)
+            switch state.schedule.quietPeriodPassed(received: receivedCommit.value) {
+            case .again: return (true, nil)
+            case .ended: return (false, nil)
+            case .wakeHeld:
+                let resume = state.wakeHeld(through: receivedCommit.value)
+                if resume != nil || !state.inbox.wakes.isEmpty { state.statistics.quietCatchUps += 1 }
+                return (false, resume)
             }
-            state.quietWatch = .idle
-            let resume = state.wakeHeld(through: received)
-            if resume != nil || !state.inbox.wakes.isEmpty { state.statistics.quietCatchUps += 1 }
-            return (false, resume)
         }
         if let resume { resume.0.resume(returning: resume.1) }
         return again

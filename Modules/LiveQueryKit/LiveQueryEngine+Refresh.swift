@@ -92,49 +92,40 @@ extension LiveQueryEngine {
     }
 
     enum Hold {
-        /// Held back: every observer is busy. The first hold after a hand-out says when to compute ahead of their
-        /// signal (see ``SignalPace``).
+        /// Held back: see ``QuerySchedule/ChangesDecision/held(computeAhead:)``.
         case held(computeAhead: Duration?)
         /// To bring up to date now: with the round's changes (nil), or with the changes held back before and the
         /// round's, combined.
         case now(Basis, HeldChanges?)
     }
 
-    /// Holds `changes` back for `query` while every one of its observers is busy with an earlier result — a slow
-    /// consumer then costs one evaluation per delivery, not one per commit. Busy observers take the latest result when
-    /// they signal (see ``QuerySchedule``: a result staged in their lane before these changes is withdrawn then); the
-    /// first to go idle wakes the query (``observerIdle(_:)``), whose changes are then applied at once. Held-back
-    /// changes past ``relevanceCheckLimit`` documents are dropped (``HeldChanges``): the query simply runs again.
-    /// `counting`: the changes count as held back (``LiveQueryStatistics/deferrals``) unless they were counted as they
-    /// came. `now`: the moment, when a computation ahead of a signal may be scheduled (see
-    /// ``apply(_:countedAsHeld:woken:)``). Under the engine's lock.
+    /// Decides, for one query a round's changes can alter, whether to bring it up to date now or hold the changes back
+    /// (``QuerySchedule/changesArrived(_:at:)``), and keeps the engine's records of it. Held-back changes past
+    /// ``relevanceCheckLimit`` documents are dropped (``HeldChanges``): the query simply runs again. `counting`: the
+    /// changes count as held back (``LiveQueryStatistics/deferrals``) unless they were counted as they came. `now`:
+    /// see ``apply(_:countedAsHeld:woken:)``. Under the engine's lock.
     static func hold(
         _ query: DocumentQuery, _ changes: ChangeSet, counting: Bool, at now: Duration?, in state: inout State
     ) -> Hold? {
         // Found once, through its index (see `State.withEvaluation`); nothing below adds or removes an evaluation.
         guard let index = state.evaluations.index(forKey: query) else { return nil }
-        // Taken out first, so that merging updates it in place rather than copying it.
-        var deferred: HeldChanges?
-        if case .held(let held) = state.evaluations.values[index].schedule.phase {
-            deferred = held
-            state.evaluations.values[index].schedule.phase = .current
-        }
         // From here on its commit is kept by hand: exact through the rounds that left it alone, and no further
         // while changes are held back.
-        let applied = state.catchUp.applied
-        state.evaluations.values[index].commit = state.evaluations.values[index].exactCommit(applied: applied)
-        // No observer can take a result now: compute none until one can (it wakes the query).
-        let hold = state.evaluations.values[index].schedule.holds(at: now)
-        guard hold.held else {
-            deferred?.merge(changes)
-            state.relevance.setHeld(query, false)
-            return .now(state.evaluations.values[index].basis, deferred)
+        switch state.evaluations.values[index].schedule.phase {
+        case .current, .held:
+            state.evaluations.values[index].commit = max(state.evaluations.values[index].commit, state.catchUp.applied)
+        case .unevaluated, .failing:
+            break
         }
-        if deferred == nil { deferred = HeldChanges(changes) } else { deferred!.merge(changes) }
-        state.evaluations.values[index].schedule.phase = .held(deferred!)
-        state.relevance.setHeld(query, true)
-        if counting { state.statistics.deferrals += 1 }
-        return .held(computeAhead: hold.computeAhead)
+        switch state.evaluations.values[index].schedule.changesArrived(changes, at: now) {
+        case .now(let combined):
+            state.relevance.setHeld(query, false)
+            return .now(state.evaluations.values[index].basis, combined)
+        case .held(let computeAhead):
+            state.relevance.setHeld(query, true)
+            if counting { state.statistics.deferrals += 1 }
+            return .held(computeAhead: computeAhead)
+        }
     }
 
     /// Applies the changes held back for `query`, now that one of its observers is ready. Woken for commits that

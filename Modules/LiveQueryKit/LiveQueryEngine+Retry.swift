@@ -25,10 +25,8 @@ extension LiveQueryEngine {
     func retryIsDue(_ query: DocumentQuery) {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
             guard state.withEvaluation(of: query, { $0.schedule.retryTimer = .none }) != nil else { return nil }
-            state.isAllHeld = false
-            let resume = state.inbox.retry(query)
-            if let resume { state.isRunningOwedWork = resume.1.isOwed }
-            return resume
+            state.schedule.wake()
+            return state.handedOver(state.inbox.retry(query))
         }
         if let resume { resume.0.resume(returning: resume.1) }
     }

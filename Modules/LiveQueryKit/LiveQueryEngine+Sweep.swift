@@ -25,35 +25,6 @@ extension LiveQueryEngine {
     /// How long the writer must pause before rounds that only sweep check the rest of the observer table.
     static let sweepQuietPeriod = Duration.milliseconds(20)
 
-    /// Records what a round's sweep left unchecked (`unvisited`, after changes) or checked (without). Returns whether
-    /// a watch for the writer's pause should start now, and marks it running. Under the lock.
-    func noteSweep(unvisited: Int, afterChanges: Bool, _ state: inout State) -> Bool {
-        guard afterChanges else {
-            state.sweepDebt = max(0, state.sweepDebt - Self.sweepPerRound)
-            if state.sweepDebt == 0, case .sweeping = state.sweepWatch { state.sweepWatch = .idle }
-            return false
-        }
-        // Every entry this round did not look at is to be looked at once the writer pauses.
-        state.sweepDebt = unvisited
-        switch state.sweepWatch {
-        case .watching:
-            return false  // the period under way finds this commit, and watches another
-        case .idle, .sweeping:
-            guard unvisited > 0 else {
-                state.sweepWatch = .idle
-                return false
-            }
-            state.sweepWatch = .watching(since: receivedCommit.value)
-            return true
-        }
-    }
-
-    /// Whether the consumer, with nothing else to do, runs a round that only sweeps. Under the lock.
-    static func owesSweep(_ state: State) -> Bool {
-        guard state.sweepDebt > 0, case .sweeping = state.sweepWatch else { return false }
-        return true
-    }
-
     /// Waits out quiet periods until one passes without a commit, then lets rounds that only sweep run. Holds the
     /// engine only while it checks: an engine released meanwhile ends the watch.
     func watchForSweepQuiet() {
@@ -69,23 +40,17 @@ extension LiveQueryEngine {
     /// watch, and wakes the consumer, if it waits, for the rounds that only sweep.
     func sweepQuietPeriodPassed() -> Bool {
         let (again, consumer) = state.withLock { state -> (Bool, EngineInbox.Consumer?) in
-            guard case .watching(let since) = state.sweepWatch else { return (false, nil) }
             // Advanced only under this lock: one read serves the whole step.
-            let received = receivedCommit.value
-            if received > since {
-                state.sweepWatch = .watching(since: received)
-                return (true, nil)
+            switch state.schedule.sweepPeriodPassed(received: receivedCommit.value) {
+            case .again: return (true, nil)
+            case .ended: return (false, nil)
+            case .sweep:
+                // A consumer that waits has nothing else in its inbox, or only commits kept while every query is held
+                // back (``nextWork(in:)`` leaves those there); one that runs takes its sweep after its round.
+                guard let consumer = state.inbox.waiting.take() else { return (false, nil) }
+                state.schedule.round = .owesNothing
+                return (false, consumer)
             }
-            guard state.sweepDebt > 0 else {
-                state.sweepWatch = .idle
-                return (false, nil)
-            }
-            state.sweepWatch = .sweeping
-            // A consumer that waits has nothing else in its inbox, or only commits kept while every query is held
-            // back (``nextWork(in:)`` leaves those there); one that runs takes its sweep after its round.
-            guard let consumer = state.inbox.waiting.take() else { return (false, nil) }
-            state.isRunningOwedWork = false
-            return (false, consumer)
         }
         consumer?.resume(returning: EngineInbox.Work())
         return again

@@ -67,8 +67,6 @@ final class LiveQueryEngine: Sendable {
         var inbox = EngineInbox()
         /// The consumer: running while anything is observed.
         var consumer: Task<Void, Never>?
-        /// A round is starting observers or bringing held-back queries up to date: catching up waits for it.
-        var isRunningOwedWork = false
         /// Every registration not yet unregistered: the feed subscription lives while this is not empty.
         var registered: Set<ObjectIdentifier> = []
         var subscription: ChangeSubscription?
@@ -78,58 +76,24 @@ final class LiveQueryEngine: Sendable {
         var statistics = LiveQueryStatistics()
         var failureSerial: UInt64 = 0
 
-        /// Every observed query is held back — all their observers busy, since its changes were held back or since
-        /// the hand-out (see ``LiveQueryEngine/allHeld(_:)``): commits are only kept in the inbox, without waking
-        /// the consumer, until an observer goes idle, a new one comes, someone waits to catch up, a computation
-        /// ahead of a signal is due, or the writer has been quiet for the quiet period.
-        var isAllHeld = false
-        /// A check for dead owners is due while every query is held back, and the consumer cannot make it now: a
-        /// check found one while the consumer was busy with a round, which may end by holding every query back again
-        /// (``LiveQueryEngine/wakeToSweep()``), or commits the consumer counted as held back as it parked brought
-        /// the count to ``LiveQueryEngine/heldCommitsPerCheck``. The next round runs, and sweeps, all the same.
-        var isSweepDue = false
-        /// Some query's changes are held back (as of the last round).
-        var hasHeld = false
-        /// Watching for the writer to go quiet, to compute held-back results then (see `LiveQueryEngine+Quiet`).
-        var quietWatch = QuietWatch.idle
-        /// How many observers are still to be checked for dead owners since the last round with changes: once the
-        /// writer has paused (``sweepWatch``), the consumer runs rounds with nothing else to do while any are (each
-        /// checks ``LiveQueryEngine/sweepPerRound``), so that when the writer stops, every observer whose owner died
-        /// is released — not one table-share per commit.
-        var sweepDebt = 0
-        /// Watching for the writer to pause before the rest of the table is swept (see `LiveQueryEngine+Sweep`).
-        var sweepWatch = SweepWatch.idle
-        /// When the last commit was received, on the time source's `elapsed`, while signals are anticipated: a
-        /// computation ahead of a signal is not made while the writer is still committing (see
-        /// ``LiveQueryEngine/writerActiveWindow``).
-        var lastReceivedAt: Duration?
-        /// The computations ahead of a signal scheduled and not yet run (see `LiveQueryEngine+Ahead`).
-        var aheadTimers = AheadTimers()
+        /// Where commits go, when the consumer sleeps, and when held-back results are computed anyway.
+        var schedule = LiveQuerySchedule()
 
         var isObserving: Bool { !registered.isEmpty }
         /// Observers to start or held-back queries to bring up to date, now or in the inbox: catching up waits for it.
-        var hasOwedWork: Bool { isRunningOwedWork || inbox.hasOwedWork }
+        var hasOwedWork: Bool { schedule.round == .owesWork || inbox.hasOwedWork }
 
-        /// Wakes every query whose changes are held back from `commit` or earlier — someone waits to catch up with
-        /// it, and a result computed only when a busy observer signals could leave them waiting for ever. Commits
-        /// kept in the inbox from `commit` or earlier wake every query: the round merges them, holding them back for
-        /// the queries whose observers are busy, and then brings those up to date too. Returns the consumer to
-        /// resume, if it waits.
+        /// Wakes the queries someone waiting to catch up with `commit` needs (``LiveQuerySchedule/toWake(through:keptFrom:among:wokenAlready:)``).
+        /// Returns the consumer to resume, if it waits.
         mutating func wakeHeld(through commit: UInt64) -> (EngineInbox.Consumer, EngineInbox.Work)? {
-            // Any pending commit, not only those kept while every query is held back: commits that came during a
-            // round are merged in the next one, which then brings the waiter's queries up to date at once.
-            let kept = inbox.changes.firstCommit ?? .max
-            var held: [DocumentQuery] = []
-            for (query, evaluation) in evaluations where !inbox.wakes.contains(query) {
-                let heldSince = min(kept, evaluation.held?.changes.commits.lowerBound ?? .max)
-                if heldSince <= commit { held.append(query) }
-            }
+            let held = LiveQuerySchedule.toWake(
+                through: commit, keptFrom: inbox.changes.firstCommit, among: evaluations, wokenAlready: inbox.wakes)
             guard !held.isEmpty else { return nil }
             return wake(held)
         }
 
         /// Whether commits are kept in the inbox without a round, every query held back: they may alter any result.
-        var hasKeptCommits: Bool { isAllHeld && !inbox.changes.isEmpty }
+        var hasKeptCommits: Bool { schedule.isKeeping && !inbox.changes.isEmpty }
 
         /// Whether `query` has changes waiting — held back for it, or kept commits that may touch it — and is not yet
         /// to be woken.
@@ -140,9 +104,15 @@ final class LiveQueryEngine: Sendable {
         /// Wakes held-back queries (see ``canWake(_:)``): the consumer applies their changes in its next round.
         /// Returns the consumer to resume, if it waits.
         mutating func wake(_ queries: some Sequence<DocumentQuery>) -> (EngineInbox.Consumer, EngineInbox.Work)? {
-            isAllHeld = false
-            let resume = inbox.wake(queries)
-            if let resume { isRunningOwedWork = resume.1.isOwed }
+            schedule.wake()
+            return handedOver(inbox.wake(queries))
+        }
+
+        /// Notes work handed to a parked consumer (`resume`, if any), and returns it, to be resumed outside the lock.
+        mutating func handedOver(
+            _ resume: (EngineInbox.Consumer, EngineInbox.Work)?
+        ) -> (EngineInbox.Consumer, EngineInbox.Work)? {
+            if let resume { schedule.handedOver(owesWork: resume.1.isOwed) }
             return resume
         }
 
@@ -250,9 +220,8 @@ final class LiveQueryEngine: Sendable {
                 // The last observer left while this one subscribed: subscribe again.
                 guard state.subscription != nil else { return .unsubscribed }
                 state.registered.insert(ObjectIdentifier(registration))
-                state.isAllHeld = false
-                let resume = state.inbox.add(registration)
-                if resume != nil { state.isRunningOwedWork = true }
+                state.schedule.wake()
+                let resume = state.handedOver(state.inbox.add(registration))
                 if state.consumer == nil { state.consumer = self.startConsumer() }
                 return .added(resume)
             }
@@ -331,48 +300,40 @@ final class LiveQueryEngine: Sendable {
 
     // MARK: The consumer
 
-    /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits.
+    /// One commit's changes, on the writer's thread: into the inbox, and to the consumer if it waits — or kept there
+    /// while every query is held back (``LiveQuerySchedule/commitReceived(at:inboxIsFull:consumerWaits:watchesForQuiet:received:)``).
     func receive(_ changes: ChangeSet) {
-        let now = anticipatesSignals ? timeSource.elapsed : nil
-        var cancelled: [ScheduledCall] = []
+        let now = moment
         let (resume, watch, check) = state.withLock {
             state -> ((EngineInbox.Consumer, EngineInbox.Work)?, Bool, Bool) in
             guard state.subscription != nil else { return (nil, false, false) }
             receivedCommit.advance(to: changes.commits.upperBound)
-            if let now {
-                state.lastReceivedAt = max(state.lastReceivedAt ?? now, now)
-                cancelled = takeAheadDue(at: now, in: &state)
-            }
-            guard !state.isAllHeld || state.inbox.changes.isFull && state.inbox.waiting != nil else {
+            let route = state.schedule.commitReceived(
+                at: now, inboxIsFull: state.inbox.changes.isFull, consumerWaits: state.inbox.waiting != nil,
+                watchesForQuiet: quietPeriod != nil, received: receivedCommit.value)
+            switch route {
+            case .keep(let watchForQuiet):
                 state.inbox.keep(changes)  // for the round an idle observer or a new one starts
                 state.statistics.deferrals += 1
-                return (nil, startsQuietWatch(&state), state.inbox.changes.isCheckDue(every: Self.heldCommitsPerCheck))
+                return (nil, watchForQuiet, state.inbox.changes.isCheckDue(every: Self.heldCommitsPerCheck))
+            case .toConsumer:
+                return (state.handedOver(state.inbox.add(changes)), false, false)
             }
-            // Nothing held back — or the changes kept while everything was held have reached their bound, and the
-            // consumer, parked, merges them in a round (which holds them back again) rather than this thread.
-            state.isAllHeld = false
-            let resume = state.inbox.add(changes)
-            if let resume { state.isRunningOwedWork = resume.1.isOwed }
-            return (resume, false, false)
         }
         if let resume { resume.0.resume(returning: resume.1) }
-        for call in cancelled { call.cancel() }  // outside the lock: the timer's own is taken alone
         if watch { watchForQuiet() }
         // Outside the engine's lock: the table's is taken alone.
         if check, observers.hasEnded(atMost: Self.sweepPerRound) { wakeToSweep() }
     }
 
     /// Every query is held back and an observer's owners have died: the consumer runs a round — the commits kept
-    /// so far, merged into the held-back changes, and a sweep that releases the observer.
-    ///
-    /// A consumer busy with a round would end it by holding every query back again, and then keep the commits
-    /// rather than run: the sweep stays due (``State/isSweepDue``) for the round after.
+    /// so far, merged into the held-back changes, and a sweep that releases the observer (see
+    /// ``LiveQuerySchedule/deadOwnerFound()``).
     func wakeToSweep() {
         let resume = state.withLock { state -> (EngineInbox.Consumer, EngineInbox.Work)? in
-            guard state.isAllHeld else { return nil }  // a round comes anyway
-            state.isAllHeld = false
-            let resume = state.inbox.resumeIfWaiting()
-            if let resume { state.isRunningOwedWork = resume.1.isOwed } else { state.isSweepDue = true }
+            guard state.schedule.deadOwnerFound() else { return nil }
+            let resume = state.handedOver(state.inbox.resumeIfWaiting())
+            if resume == nil { state.schedule.deadOwnerCheck = .due }
             return resume
         }
         if var resume {
@@ -421,7 +382,9 @@ final class LiveQueryEngine: Sendable {
             let unvisited = observers.sweep(atMost: Self.sweepPerRound)
             // After changes, the rest of the table is swept once the writer pauses; each round without looks at
             // its share. (A table this round looked at whole owes nothing: no round that only sweeps.)
-            let watch = state.withLock { noteSweep(unvisited: unvisited, afterChanges: changes != nil, &$0) }
+            let watch = state.withLock {
+                $0.schedule.swept(unvisited: unvisited, afterChanges: changes != nil, received: receivedCommit.value)
+            }
             if watch { watchForSweepQuiet() }
         }
         if let changes { await apply(changes, countedAsHeld: work.changes.wereAllHeldBack, woken: work.wakes) }
@@ -450,33 +413,26 @@ final class LiveQueryEngine: Sendable {
     /// The next round's work, waiting for it if there is none; nil once nothing is observed (the consumer ends).
     static func nextWork(in state: LockedValue<State>) async -> EngineInbox.Work? {
         await state.takeOrPark(\.inbox.waiting) { state -> EngineInbox.Work?? in
-            // Every query held back: commits that came during the last round stay in the inbox with those kept
-            // from now on, until something wakes the consumer.
-            let isKeeping = state.isAllHeld && state.inbox.holdsOnlyChanges && !state.isSweepDue
-            // Commits appended while the last round ran, before it held every query back, are kept from now on:
-            // counted as held back here, as `receive` counts those it keeps.
-            // They count toward the check for dead owners too: when one is due, a round that only sweeps makes it.
-            if isKeeping {
+            // Every query held back: commits that came during the last round stay in the inbox with those kept from
+            // now on, until something wakes the consumer. Those appended while the last round ran, before it held
+            // every query back, are counted as held back here, as `receive` counts those it keeps, and toward the
+            // check for dead owners: when one is due, a round that only sweeps makes it.
+            let keeps = state.schedule.keepsInbox(inboxHoldsOnlyChanges: state.inbox.holdsOnlyChanges)
+            if keeps {
                 state.statistics.deferrals += state.inbox.changes.countAsHeldBack()
-                if state.inbox.changes.isCheckDue(every: heldCommitsPerCheck) { state.isSweepDue = true }
+                if state.inbox.changes.isCheckDue(every: heldCommitsPerCheck) { state.schedule.deadOwnerCheck = .due }
             }
-            if !isKeeping, var work = state.inbox.take() {
-                state.isRunningOwedWork = work.isOwed
-                work.isSweepDue = state.isSweepDue
-                state.isSweepDue = false  // the round sweeps first
+            if !keeps, var work = state.inbox.take() {
+                state.schedule.handedOver(owesWork: work.isOwed)
+                work.isSweepDue = state.schedule.takeDeadOwnerCheck()  // the round sweeps first
                 return .some(work)
             }
-            state.isRunningOwedWork = false
             guard state.isObserving, !state.isEngineGone else {
+                state.schedule.round = .owesNothing
                 state.consumer = nil
                 return .some(nil)  // the end: nothing is observed
             }
-            // Observers still to check for dead owners, and the writer paused — or a check for dead owners due while
-            // every query is held back (``State/isSweepDue``): a round that only sweeps.
-            if owesSweep(state) || state.isSweepDue {
-                state.isSweepDue = false
-                return .some(EngineInbox.Work())
-            }
+            if state.schedule.takesSweepRound() { return .some(EngineInbox.Work()) }
             return nil  // park until there is work
         }
     }
@@ -486,16 +442,17 @@ final class LiveQueryEngine: Sendable {
         let opened = documents.changes.startCommit
         let (waiters, watch) = state.withLock { state in
             state.statistics.rounds += 1
-            state.isRunningOwedWork = false
+            state.schedule.round = .owesNothing
             if let commit { state.catchUp.applied = max(state.catchUp.applied, commit) }
             // The commits the store's data held when it opened, never published (see waitUntilCaughtUp).
             if state.subscription != nil { state.catchUp.applied = max(state.catchUp.applied, opened) }
             // Queries held back at commits someone waits for go into the next round (the consumer runs: nothing
             // to resume).
             if let waited = state.catchUp.waiters.lazy.map(\.commit).max() { _ = state.wakeHeld(through: waited) }
-            state.hasHeld = state.relevance.hasHeld
-            state.isAllHeld = Self.allHeld(state)
-            return (state.takeCaughtUpWaiters(), startsQuietWatch(&state))
+            let watch = state.schedule.roundFinished(
+                allHeld: Self.allHeld(state), hasHeld: state.relevance.hasHeld, watchesForQuiet: quietPeriod != nil,
+                inboxHasChanges: !state.inbox.changes.isEmpty, received: receivedCommit.value)
+            return (state.takeCaughtUpWaiters(), watch)
         }
         for waiter in waiters { waiter.resume() }
         if watch { watchForQuiet() }
