@@ -27,38 +27,6 @@ extension LiveQueryEngine {
         if !state.withLock({ $0.schedule.aheadTimers.attach(call, to: serial) }) { call.cancel() }
     }
 
-    /// A writer that committed this recently is taken to be still committing — at least.
-    ///
-    /// About the time one computation of a result takes: a commit is then likely to land after it, before the signal,
-    /// and the signal would compute the result again — the observer waiting for it — while the one computed ahead
-    /// only cost the writer's core. A burst that ends within the window before the computation was due leaves its
-    /// final result to the signal, as a burst ending after the computation already did. A writer that commits less
-    /// often widens the window (``WriterPace``).
-    static let writerActiveWindow = Duration.microseconds(200)
-
-    /// The widest the window gets: the longest a computation is made ahead of the signal (``SignalPace``).
-    static let widestWriterActiveWindow = SignalPace.maximumLead
-
-    /// How often the writer committed between the scheduling of a computation ahead and its time: the commits
-    /// received since, over the delay.
-    struct WriterPace: Sendable {
-        /// The last commit received when the computation was scheduled.
-        let since: UInt64
-        /// The delay it was scheduled after.
-        let over: Duration
-
-        /// How recently the writer must have committed to be taken as still committing, once `received` is the last
-        /// commit received: twice its mean interval between commits over the delay, from ``writerActiveWindow`` to
-        /// ``widestWriterActiveWindow``. On a slower machine a writer committing back to back every 260 µs found the
-        /// 200 µs window open at about one computation in three, and each such computation was made again at the
-        /// signal (Docs/LiveQueryBenchmarkLog.md, "One wake-up per computation ahead").
-        func activeWindow(received: UInt64) -> Duration {
-            guard received > since else { return writerActiveWindow }
-            let interval = over / Int(min(received - since, UInt64(Int.max)))
-            return min(max(writerActiveWindow, interval * 2), widestWriterActiveWindow)
-        }
-    }
-
     /// The time to compute ahead of a signal has come: wakes the query if its changes are held back (an observer
     /// that signalled meanwhile has woken it already; with no commit since the hand-out there is nothing to compute),
     /// unless the writer is still committing: a write is in flight (``WritesInFlight``), or

@@ -1,26 +1,8 @@
 import TetherClock
 import TetherConcurrency
 
-/// Releasing observers whose owners died.
-///
-/// An observer's owners are checked at the moment its handler would run, so an observer whose owners died is never
-/// called. Releasing it — unregistering it, and ending its query's evaluation when it was the last — is the sweep's
-/// work, and it goes round the observer table: each round checks up to ``LiveQueryEngine/sweepPerRound`` observers,
-/// so a round costs the same with 10,000 observers as with 100, and while commits keep coming the table is gone
-/// round once every (observers ÷ 128) commits. Once the writer has paused for ``LiveQueryEngine/sweepQuietPeriod``,
-/// rounds that only sweep check the rest of the table: owners that died just before the last commit are released
-/// without waiting for another. (Rounds that only sweep used to start right after every commit; with 10,000
-/// observers and a writer at 1,000 commits/s they took a third of a processor.)
-enum SweepWatch: Sendable {
-    /// No watch: the table has been gone round since the last commit, or one round checks all of it.
-    case idle
-    /// Waiting for the writer to pause: it had committed up to `since` when the current period began.
-    case watching(since: UInt64)
-    /// The writer paused: rounds that only sweep run until the table has been gone round
-    /// (``LiveQueryEngine/State/sweepDebt``).
-    case sweeping
-}
-
+/// The sweep watch's machinery: a task on the engine's queue that waits for the writer to pause (the policy:
+/// ``SweepWatch``, ``LiveQuerySchedule/sweepPeriodPassed(received:)``).
 extension LiveQueryEngine {
     /// How long the writer must pause before rounds that only sweep check the rest of the observer table.
     static let sweepQuietPeriod = Duration.milliseconds(20)

@@ -144,8 +144,8 @@ final class LiveQueryEngine: Sendable {
     /// While every query is held back, commits wake nothing; one in this many checks up to ``sweepPerRound``
     /// observers (going round the table) for owners that died, and only if one did runs a round, which sweeps it —
     /// an observer whose owner died while busy would otherwise hold its query back, and stay registered, until a
-    /// signal that never comes. (A round every 16 commits cost the slow-consumer benchmark's writer 13 %; the check
-    /// costs one lock and at most 128 weak loads.) Commits are counted from the last check, or from the last round
+    /// signal that never comes. (The check costs one lock and at most 128 weak
+    /// loads, where a round would cost the writer's core a wake-up.) Commits are counted from the last check, or from the last round
     /// that took the kept commits; rounds that only sweep take none, and do not start the count again.
     static let heldCommitsPerCheck = 16
 
@@ -401,8 +401,7 @@ final class LiveQueryEngine: Sendable {
     /// meanwhile: a timer that does not keep the engine alive (a failed query's retry, a computation ahead of a
     /// signal). `body` runs on the time source's timer (``TetherClock/TimeSource/schedule(after:_:)``) and only
     /// decides under the lock and hands work to the consumer: on Linux the system clock's timer thread, which a
-    /// scheduled call wakes once, where a task's sleep cost two or three more wake-ups per delivery to a slow observer
-    /// (Docs/LiveQueryBenchmarkLog.md, "One wake-up per computation ahead").
+    /// scheduled call wakes once.
     @discardableResult
     func after(_ delay: Duration, _ body: @escaping @Sendable (LiveQueryEngine) -> Void) -> ScheduledCall {
         timeSource.schedule(after: delay) { [weak self] in

@@ -259,7 +259,7 @@ struct LiveQuerySchedule: Sendable {
 
     /// What a computation ahead of a signal does when its time comes.
     enum AheadOutcome {
-        /// Nothing: a commit or a signal took it first, or nothing is held back any more.
+        /// Nothing: a later scheduling replaced it, or nothing is held back any more (a signal took it first).
         case nothing
         /// Left to the signal: the writer is still committing (`whileWriting`: a write in flight).
         case leftToSignal(whileWriting: Bool)
@@ -610,5 +610,125 @@ struct QuerySchedule: Sendable {
     /// When `snapshot` was published, if it is the latest result (a result staged in a lane is).
     func publishedAt(of snapshot: Snapshot) -> Date? {
         latest == snapshot ? publishedAt : nil
+    }
+}
+
+// MARK: - The watches and paces it keeps
+
+/// Computing held-back results once the writer is quiet.
+///
+/// A query whose every observer is busy has its changes held back: nothing is computed per commit (see
+/// ``LiveQueryEngine/hold(_:_:counting:schedulingAhead:in:)``). Left at that, the result would be computed when an
+/// observer signals, and the observer would wait for that computation. Instead, once no commit has come for the quiet
+/// period, the engine brings the held-back queries up to date — once for the whole burst — so that an observer
+/// signalling afterwards takes the latest result at once. While commits keep coming the watch wakes once per period and
+/// computes nothing; a writer that commits less often than the period costs one computation per commit, as if nothing
+/// were held back. Off unless the store is given a quiet period.
+enum QuietWatch: Sendable {
+    /// No watch: nothing is held back, or a watch has just ended.
+    case idle
+    /// Watching: the writer had committed up to `since` when the current quiet period began.
+    case watching(since: UInt64)
+}
+
+/// Releasing observers whose owners died.
+///
+/// An observer's owners are checked at the moment its handler would run, so an observer whose owners died is never
+/// called. Releasing it — unregistering it, and ending its query's evaluation when it was the last — is the sweep's
+/// work, and it goes round the observer table: each round checks up to ``LiveQueryEngine/sweepPerRound`` observers,
+/// so a round costs the same with 10,000 observers as with 100, and while commits keep coming the table is gone
+/// round once every (observers ÷ 128) commits. Once the writer has paused for ``LiveQueryEngine/sweepQuietPeriod``,
+/// rounds that only sweep check the rest of the table: owners that died just before the last commit are released
+/// without waiting for another.
+enum SweepWatch: Sendable {
+    /// No watch: the table has been gone round since the last commit, or one round checks all of it.
+    case idle
+    /// Waiting for the writer to pause: it had committed up to `since` when the current period began.
+    case watching(since: UInt64)
+    /// The writer paused: rounds that only sweep run until the table has been gone round
+    /// (``LiveQuerySchedule/sweepDebt``).
+    case sweeping
+}
+
+/// How long a query's observers take over a result — from being handed it to signalling for the next — and when the
+/// engine is to compute the held-back result, just before the next signal is due.
+///
+/// Measured at each signal, one clock read per hand-out and per signal: the engine then computes the latest result a
+/// little before the busy observer is expected to ask for it, so that the signal takes it at once instead of waiting
+/// for it to be computed — one computation per delivery, however fast the writer. A signal that comes early, or a
+/// commit after the computation, costs what it costs without this: the result is computed when the observer signals.
+///
+/// A hand-out only notes when the computation will be due; the engine schedules it (``held(at:)``) in the round that
+/// made the hand-out — every observer is busy from then on, so the commits after it are only kept — or, for a result
+/// an observer took as it signalled, in the round that first holds a commit back after it. So neither the signalling
+/// thread nor the writer's pays for a timer.
+struct SignalPace: Sendable {
+    /// Observers quicker than this cost nothing worth saving: nothing is computed ahead for them.
+    static let threshold = Duration.milliseconds(1)
+    /// The result is computed a quarter of the handling time before the signal is due, and at most this long before.
+    static let maximumLead = Duration.milliseconds(1)
+
+    /// The handling time measured at the last signal; nil before the first.
+    private(set) var handling: Duration?
+    /// When the computation for the last hand-out is due (on the time source's `elapsed`), until it is scheduled.
+    private(set) var pending: Duration?
+    /// When the computation scheduled last is due: one is scheduled at a time.
+    private(set) var due: Duration?
+
+    /// An observer handed a result at `handedAt` signalled at `now`.
+    mutating func signalled(handedAt: Duration, now: Duration) {
+        handling = now - handedAt
+    }
+
+    /// An observer was handed a result at `now`: notes when to compute ahead of its signal — never for observers
+    /// quicker than ``threshold``.
+    mutating func handedOut(at now: Duration) {
+        guard let handling, handling >= Self.threshold else {
+            pending = nil
+            return
+        }
+        pending = now + handling - min(handling / 4, Self.maximumLead)
+    }
+
+    /// The query's changes are held back from `now` on: how long from now to compute ahead of the signal, when a
+    /// computation is pending and none scheduled is still to come. At once when it is overdue.
+    mutating func held(at now: Duration) -> Duration? {
+        guard let pending, due.map({ $0 <= now }) ?? true else { return nil }
+        self.pending = nil
+        due = max(pending, now)
+        return max(.zero, pending - now)
+    }
+}
+
+extension LiveQueryEngine {
+    /// A writer that committed this recently is taken to be still committing — at least.
+    ///
+    /// About the time one computation of a result takes: a commit is then likely to land after it, before the signal,
+    /// and the signal would compute the result again — the observer waiting for it — while the one computed ahead
+    /// only cost the writer's core. A burst that ends within the window before the computation was due leaves its
+    /// final result to the signal, as a burst ending after the computation already did. A writer that commits less
+    /// often widens the window (``WriterPace``).
+    static let writerActiveWindow = Duration.microseconds(200)
+
+    /// The widest the window gets: the longest a computation is made ahead of the signal (``SignalPace``).
+    static let widestWriterActiveWindow = SignalPace.maximumLead
+
+    /// How often the writer committed between the scheduling of a computation ahead and its time: the commits
+    /// received since, over the delay.
+    struct WriterPace: Sendable {
+        /// The last commit received when the computation was scheduled.
+        let since: UInt64
+        /// The delay it was scheduled after.
+        let over: Duration
+
+        /// How recently the writer must have committed to be taken as still committing, once `received` is the last
+        /// commit received: twice its mean interval between commits over the delay, from ``writerActiveWindow`` to
+        /// ``widestWriterActiveWindow``. A writer committing back to back every 260 µs would otherwise find a 200 µs
+        /// window open at about one computation in three, each made again at the signal.
+        func activeWindow(received: UInt64) -> Duration {
+            guard received > since else { return writerActiveWindow }
+            let interval = over / Int(min(received - since, UInt64(Int.max)))
+            return min(max(writerActiveWindow, interval * 2), widestWriterActiveWindow)
+        }
     }
 }
