@@ -1,14 +1,18 @@
 import TetherConcurrency
 
 /// The last result one observer received, from which its next event is computed — ``LiveQueryEvent/initial``
-/// first, then the difference from that result — and the commit that result is known to be current at.
-final class DeliveredResult: Sendable {
+/// first, then the difference from that result — and the commit that result is known to be current at. A value
+/// whose copies share one lock box: an observer's handle, its lane's equality and its handler each hold one, and the
+/// box is the only allocation.
+struct DeliveredResult: Sendable {
     struct State: Sendable {
         var documents: [Document]?
         var commit: UInt64?
     }
 
     let state = LockedValue(State())
+
+    init() {}
 
     /// The event for `documents`, which the observer receives now, as of `commit`.
     func event(for documents: [Document], commit: UInt64) -> LiveQueryEvent {

@@ -10,16 +10,16 @@ extension LiveQueryEngine {
     /// Under the lane's lock, it takes the engine's: the engine never takes a lane's lock under its own. An engine
     /// gone lets the lane deliver what waits.
     static func checkStagedResults(of registration: Registration) {
-        let id = ObjectIdentifier(registration)
-        let query = registration.query
-        registration.lane.checkWaitingAtSignal { [weak engine = registration.engine] snapshot in
-            guard let engine else { return true }
+        // The registration, weakly, holds all the check needs: a closure context of one reference.
+        registration.lane.checkWaitingAtSignal { [weak registration] snapshot in
+            guard let registration, let engine = registration.engine else { return true }
             let now = engine.moment
             return engine.state.withLock { state in
                 let applied = state.catchUp.applied
-                return state.withEvaluation(of: query) { evaluation in
+                return state.withEvaluation(of: registration.query) { evaluation in
                     evaluation.schedule.isStagedCurrent(
-                        snapshot, for: id, received: engine.receivedCommit.value, applied: applied, at: now)
+                        snapshot, for: ObjectIdentifier(registration), received: engine.receivedCommit.value,
+                        applied: applied, at: now)
                 } ?? true
             }
         }
