@@ -118,6 +118,8 @@ enum LiveQueryStep: CustomStringConvertible, Sendable {
     case stepWallClock
     case waitForLiveQueries
     case failReads(Bool)
+    /// The next write fails: before its commit, or after it (its acknowledgement lost).
+    case failNextWrite(afterCommit: Bool)
 
     init(_ seed: Int) {
         let id = "d\((seed / 100) % 5)"
@@ -133,8 +135,9 @@ enum LiveQueryStep: CustomStringConvertible, Sendable {
         case 70..<75: self = .end(observer: seed / 100)
         case 75..<84: self = .advance(milliseconds: [1, 2, 4, 50, 300][(seed / 100) % 5])
         case 84..<86: self = .stepWallClock
-        case 86..<95: self = .waitForLiveQueries
-        default: self = .failReads((seed / 100) % 2 == 0)
+        case 86..<93: self = .waitForLiveQueries
+        case 93..<97: self = .failReads((seed / 100) % 2 == 0)
+        default: self = .failNextWrite(afterCommit: (seed / 100) % 2 == 0)
         }
     }
 
@@ -150,6 +153,7 @@ enum LiveQueryStep: CustomStringConvertible, Sendable {
         case .stepWallClock: "step the wall clock"
         case .waitForLiveQueries: "wait for live queries"
         case .failReads(let fails): fails ? "reads fail" : "reads work"
+        case .failNextWrite(let afterCommit): "the next write fails \(afterCommit ? "after" : "before") its commit"
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import DocumentStoreKit
 import LiveQueryKit
+import PersistenceKit
 import PropertyBased
 import Testing
 import TetherClock
@@ -10,7 +11,7 @@ import TetherTesting
 import TetherTestingTraits
 
 /// The live-query contract, checked by a model: random sequences of writes (that match, stop matching, change nothing,
-/// touch another collection), removals, observers of every variant (owner-tied and handle-tied, on their own queue or
+/// touch another collection) and writes that fail before or after their commit, removals, observers of every variant (owner-tied and handle-tied, on their own queue or
 /// a given one), signals early, late and twice, slow handlers, owners dying, `stop()`, clock steps and failing reads —
 /// on the in-memory and SQLite stores, on a manual clock. After every step each observer's deliveries are checked
 /// against a brute-force reference (``LiveQueryReference``): each is the query's result at a committed state, never
@@ -87,14 +88,16 @@ final class LiveQueryModelRun {
     func perform(_ step: LiveQueryStep) async throws {
         switch step {
         case .upsert(let id, let group, let n):
-            try await items.upsert(["_id": .string(id), "g": .number(Double(group)), "n": .number(Double(n))])
-            reference.committed(upsert: id, .init(group: group, n: n))
+            try await write(id, .init(group: group, n: n)) {
+                try await $0.upsert(["_id": .string(id), "g": .number(Double(group)), "n": .number(Double(n))])
+            }
         case .remove(let id):
-            try await items.remove(id: id)
-            reference.committed(upsert: id, nil)
+            try await write(id, nil) { try await $0.remove(id: id) }
         case .writeOther(let id):
-            try await store.collection("other").upsert(["_id": .string(id), "g": 1, "n": 1])
-            reference.committed(upsert: id, reference.items[id])
+            let other = store.collection("other")
+            try await write(id, reference.items[id]) { _ in
+                try await other.upsert(["_id": .string(id), "g": 1, "n": 1])
+            }
         case .observe(let query, let kind, let ownerTied):
             try observe(query, kind, ownerTied: ownerTied)
         case .signal(let number, let twice):
@@ -112,7 +115,26 @@ final class LiveQueryModelRun {
             await store.waitForLiveQueries()
         case .failReads(let fails):
             faulty.faults.readFailure = fails ? 1 : 0
+        case .failNextWrite(let afterCommit):
+            faulty.faults.failure = 1
+            faulty.faults.afterCommit = afterCommit ? 1 : 0
         }
+    }
+
+    /// Writes `item` (nil: removes it) through `body`. A write that fails leaves the reference as it was, unless the
+    /// store's commit moved on: then it committed and only its acknowledgement was lost.
+    func write(
+        _ id: String, _ item: LiveQueryReference.Item?, _ body: (StoreCollection) async throws -> Void
+    ) async throws {
+        let before = store.lastCommit
+        do {
+            try await body(items)
+        } catch is PersistenceError {
+            faulty.faults.failure = 0
+            if store.lastCommit > before { reference.committed(upsert: id, item) }
+            return
+        }
+        reference.committed(upsert: id, item)
     }
 
     func observe(_ query: LiveQueryReference.Query, _ kind: LiveQueryStep.Kind, ownerTied: Bool) throws {
@@ -194,9 +216,20 @@ final class LiveQueryModelRun {
         let deadline = clock.now + DeadlineScale.scaled(.seconds(30))
         while !live.allSatisfy({ $0.last == final($0) }) {
             guard clock.now < deadline else {
+                // What the engine and the lanes hold, to tell a lost wake-up from a lost delivery.
+                let inspection = store.inspect()
+                let state = inspection.liveQueries.map { query in
+                    "\(query.query): \(query.documents) documents at \(query.commit), held back \(query.isHeldBack), "
+                        + "failing \(query.isFailing); observers "
+                        + query.observers.map {
+                            "busy \($0.isBusy), waiting \($0.waiting.map { "\($0.documents)" } ?? "-"), delivered at "
+                                + "\($0.deliveredCommit.map(String.init) ?? "-"), \($0.delivery)"
+                        }.joined(separator: "; ")
+                }
                 return live.filter { $0.last != final($0) }.map {
                     "observer #\($0.number) [\($0.query)] \($0.kind) ends on \($0.last.map(\.description) ?? "nothing"), "
-                        + "not \(final($0))"
+                        + "not \(final($0)); last commit \(inspection.lastCommit), \(inspection.statistics); "
+                        + state.joined(separator: " | ")
                 }
             }
             self.clock.advance(by: .seconds(10))
