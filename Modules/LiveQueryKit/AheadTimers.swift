@@ -25,8 +25,8 @@ struct AheadTimers: Sendable {
         return (serial, replaced)
     }
 
-    /// Notes the timer's call of the computation `serial`; false when it is no longer scheduled — it ran before the
-    /// call was noted, and the caller cancels the call.
+    /// Notes the timer's call of the computation `serial`; false when it is not scheduled now — it ran before the call
+    /// was noted, and the caller cancels the call.
     mutating func attach(_ call: ScheduledCall, to serial: UInt64) -> Bool {
         guard let index = entries.lastIndex(where: { $0.serial == serial }) else { return false }
         entries[index].call = call

@@ -24,7 +24,7 @@ extension LiveQueryEngine {
             switch state.schedule.quietPeriodPassed(received: receivedCommit.value) {
             case .again: return (true, nil)
             case .ended: return (false, nil)
-            case .wakeHeld:
+            case .paused:
                 let resume = state.wakeHeld(through: receivedCommit.value)
                 if resume != nil || !state.inbox.wakes.isEmpty { state.statistics.quietCatchUps += 1 }
                 return (false, resume)

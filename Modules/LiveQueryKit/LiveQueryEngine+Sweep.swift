@@ -26,7 +26,7 @@ extension LiveQueryEngine {
             switch state.schedule.sweepPeriodPassed(received: receivedCommit.value) {
             case .again: return (true, nil)
             case .ended: return (false, nil)
-            case .sweep:
+            case .paused:
                 // A consumer that waits has nothing else in its inbox, or only commits kept while every query is held
                 // back (``nextWork(in:)`` leaves those there); one that runs takes its sweep after its round.
                 guard let consumer = state.inbox.waiting.take() else { return (false, nil) }

@@ -171,25 +171,26 @@ struct LiveQuerySchedule: Sendable {
         return true
     }
 
-    /// What a quiet period that passed decides.
-    enum QuietOutcome {
+    /// What a watch for the writer's pause decides when its period has passed.
+    enum WatchOutcome {
         /// Commits came meanwhile: watch another period.
         case again
-        /// The writer was quiet: wake the held-back queries (the watch ended).
-        case wakeHeld
-        /// No watch runs.
+        /// The writer paused: act (the quiet watch wakes the held-back queries; the sweep watch lets rounds that only
+        /// sweep run).
+        case paused
+        /// No watch runs, or nothing is left to do.
         case ended
     }
 
     /// A quiet period passed; `received`: the last commit received now.
-    mutating func quietPeriodPassed(received: UInt64) -> QuietOutcome {
+    mutating func quietPeriodPassed(received: UInt64) -> WatchOutcome {
         guard case .watching(let since) = quietWatch else { return .ended }
         if received > since {
             quietWatch = .watching(since: received)
             return .again
         }
         quietWatch = .idle
-        return .wakeHeld
+        return .paused
     }
 
     // MARK: Dead owners
@@ -223,16 +224,8 @@ struct LiveQuerySchedule: Sendable {
         }
     }
 
-    /// What a pause of the writer, watched for the sweep, decides.
-    enum SweepOutcome {
-        case again
-        /// Sweep: resume the consumer, if it waits, with a round that only sweeps.
-        case sweep
-        case ended
-    }
-
     /// The sweep's quiet period passed; `received`: the last commit received now.
-    mutating func sweepPeriodPassed(received: UInt64) -> SweepOutcome {
+    mutating func sweepPeriodPassed(received: UInt64) -> WatchOutcome {
         guard case .watching(let since) = sweepWatch else { return .ended }
         if received > since {
             sweepWatch = .watching(since: received)
@@ -243,7 +236,7 @@ struct LiveQuerySchedule: Sendable {
             return .ended
         }
         sweepWatch = .sweeping
-        return .sweep
+        return .paused
     }
 
     /// An observer's owner was found dead while every query was held back: a round must sweep it. Returns whether to
@@ -518,7 +511,7 @@ struct QuerySchedule: Sendable {
     mutating func becameIdle(_ id: ObjectIdentifier, commitsKept: Bool, at now: Duration?) -> IdleAction {
         guard let index = members.index(forKey: id) else { return .wait }
         if case .staged(let before) = members.values[index].phase {
-            // A staged result its lane no longer holds (it went idle between the staging and the submission): the
+            // A staged result its lane does not hold (it went idle between the staging and the submission): the
             // observer takes the latest as if none had been staged.
             members.values[index].taken = before
             members.values[index].phase = .busy

@@ -211,31 +211,31 @@ final class LiveQueryModelRun {
     func settle() async -> [String] {
         faulty.faults.readFailure = 0
         let live = observers.filter { !$0.isEnded }
-        let final = { (observer: ModelObserver) in self.reference.result(observer.query, at: self.reference.current) }
-        let clock = ContinuousClock()
-        let deadline = clock.now + DeadlineScale.scaled(.seconds(30))
-        while !live.allSatisfy({ $0.last == final($0) }) {
-            guard clock.now < deadline else {
-                // What the engine and the lanes hold, to tell a lost wake-up from a lost delivery.
-                let inspection = store.inspect()
-                let state = inspection.liveQueries.map { query in
-                    "\(query.query): \(query.documents) documents at \(query.commit), held back \(query.isHeldBack), "
-                        + "failing \(query.isFailing); observers "
-                        + query.observers.map {
-                            "busy \($0.isBusy), waiting \($0.waiting.map { "\($0.documents)" } ?? "-"), delivered at "
-                                + "\($0.deliveredCommit.map(String.init) ?? "-"), \($0.delivery)"
-                        }.joined(separator: "; ")
-                }
-                return live.filter { $0.last != final($0) }.map {
-                    "observer #\($0.number) [\($0.query)] \($0.kind) ends on \($0.last.map(\.description) ?? "nothing"), "
-                        + "not \(final($0)); last commit \(inspection.lastCommit), \(inspection.statistics); "
-                        + state.joined(separator: " | ")
-                }
+        let finals = live.map { reference.result($0.query, at: reference.current) }
+        let (store, clock) = (store, clock)
+        do {
+            try await eventually {
+                clock.advance(by: .seconds(10))
+                await store.waitForLiveQueries()
+                for observer in live { observer.takeSignal()?() }
+                return zip(live, finals).allSatisfy { $0.last == $1 }
             }
-            self.clock.advance(by: .seconds(10))
-            await store.waitForLiveQueries()
-            for observer in live { observer.takeSignal()?() }
-            try? await Task.sleep(for: .milliseconds(1))  // for the handlers' queues: the loop waits for an event
+        } catch {
+            // What the engine and the lanes hold, to tell a lost wake-up from a lost delivery.
+            let inspection = store.inspect()
+            let state = inspection.liveQueries.map { query in
+                "\(query.query): \(query.documents) documents at \(query.commit), held back \(query.isHeldBack), "
+                    + "failing \(query.isFailing); observers "
+                    + query.observers.map {
+                        "busy \($0.isBusy), waiting \($0.waiting.map { "\($0.documents)" } ?? "-"), delivered at "
+                            + "\($0.deliveredCommit.map(String.init) ?? "-"), \($0.delivery)"
+                    }.joined(separator: "; ")
+            }
+            return zip(live, finals).filter { $0.last != $1 }.map { observer, final in
+                "observer #\(observer.number) [\(observer.query)] \(observer.kind) ends on "
+                    + "\(observer.last.map(\.description) ?? "nothing"), not \(final); last commit \(inspection.lastCommit), "
+                    + "\(inspection.statistics); " + state.joined(separator: " | ")
+            }
         }
         return observers.flatMap { $0.check(against: reference) }.map { "settling: \($0)" }
     }
