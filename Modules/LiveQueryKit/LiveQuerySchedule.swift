@@ -479,7 +479,7 @@ struct QuerySchedule: Sendable {
     /// no later one published, no change held back, and every commit the engine received (`received`) either before it
     /// or applied by a round that left it alone (`applied`: a commit the engine keeps, or a round still running, counts
     /// as one that may alter it). Taken, a staged result counts as handed out `now`; out of date, it is withdrawn, and
-    /// the observer is as before it was staged.
+    /// the observer is as before it was staged — or, for a result handed out to it, behind the latest.
     mutating func isStagedCurrent(
         _ snapshot: Snapshot, for id: ObjectIdentifier, received: UInt64, applied: UInt64, at now: Duration?
     ) -> Bool {
@@ -494,7 +494,16 @@ struct QuerySchedule: Sendable {
             case .documents(_, let latestCommit, let latestContent)? = latest,
             latestCommit == commit, latestContent == content
         else {
-            if let index, let before { members.values[index].taken = before }
+            // Withdrawn, it was not taken: a staged result leaves the observer as it was before; one handed out to it
+            // (it waited behind a result delivered past the schedule) leaves it behind the latest, which its idle
+            // signal then takes — counted as taken, it would wait for a later result that may never come.
+            if let index {
+                if let before {
+                    members.values[index].taken = before
+                } else {
+                    members.values[index].taken?.generation = 0
+                }
+            }
             return false
         }
         if let index, let before {
