@@ -23,15 +23,27 @@ struct QueryScheduleTests {
         .documents([], commit: commit, content: content)
     }
 
+    /// An observer that joined idle, in a schedule of its own, with the store its registration needs.
+    static func joined() throws -> (store: Store, registration: Registration, schedule: QuerySchedule) {
+        let store = Store.inMemory()
+        let registration = try registration(in: store)
+        var schedule = QuerySchedule()
+        schedule.join(registration, idle: true, at: nil)
+        return (store, registration, schedule)
+    }
+
+    /// What the observer takes when it signals and nothing waits in its lane; nil when it waits instead.
+    static func takenAtIdleSignal(_ schedule: inout QuerySchedule, _ id: ObjectIdentifier) -> Snapshot? {
+        guard case .take(let taken) = schedule.becameIdle(id, commitsKept: false, at: nil) else { return nil }
+        return taken
+    }
+
     @Test(
         "A result handed out, then withdrawn at the signal as out of date, leaves the observer behind: it takes the latest"
     )
     func withdrawnHandOut() throws {
-        let store = Store.inMemory()
-        let registration = try Self.registration(in: store)
+        var (store, registration, schedule) = try Self.joined()
         let id = ObjectIdentifier(registration)
-        var schedule = QuerySchedule()
-        schedule.join(registration, idle: true, at: nil)
         let first = Self.result(commit: 5, content: 1)
         let publication = schedule.publish(first, date: Date(), at: nil)
         #expect(publication.ready.count == 1, "handed to the idle observer")
@@ -40,31 +52,21 @@ struct QueryScheduleTests {
         #expect(!isCurrent)
         // The withdrawn result was never taken: the observer's idle signal takes the latest, rather than waiting for
         // a result the later commit may never bring (it may not touch the query).
-        guard case .take(let taken) = schedule.becameIdle(id, commitsKept: false, at: nil) else {
-            Issue.record("the observer waits instead of taking the latest result")
-            return
-        }
-        #expect(taken == first)
+        #expect(Self.takenAtIdleSignal(&schedule, id) == first, "the observer takes the latest result")
+        withExtendedLifetime(store) {}
     }
 
     @Test("A staged result withdrawn at the signal leaves the observer as before it was staged")
     func withdrawnStaged() throws {
-        let store = Store.inMemory()
-        let registration = try Self.registration(in: store)
+        var (store, registration, schedule) = try Self.joined()
         let id = ObjectIdentifier(registration)
-        var schedule = QuerySchedule()
-        schedule.join(registration, idle: true, at: nil)
-        let first = Self.result(commit: 5, content: 1)
-        _ = schedule.publish(first, date: Date(), at: nil)  // taken: the observer is busy with it
+        _ = schedule.publish(Self.result(commit: 5, content: 1), date: Date(), at: nil)  // taken: it is busy with it
         let second = Self.result(commit: 6, content: 2)
         let staged = schedule.publish(second, date: Date(), at: nil).staged
         #expect(staged.count == 1, "staged: no observer is idle")
         let isCurrent = schedule.isStagedCurrent(second, for: id, received: 7, applied: 6, at: nil)
         #expect(!isCurrent)
-        guard case .take(let taken) = schedule.becameIdle(id, commitsKept: false, at: nil) else {
-            Issue.record("the observer waits instead of taking the latest result")
-            return
-        }
-        #expect(taken == second)
+        #expect(Self.takenAtIdleSignal(&schedule, id) == second, "the observer takes the latest result")
+        withExtendedLifetime(store) {}
     }
 }
