@@ -362,8 +362,8 @@ let package = Package(
             name: "LiveQueryKitTests",
             dependencies: [
                 "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency", "TetherClock",
-                "tether-engine-probe",
+                "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                "TetherClock", "tether-engine-probe",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/LiveQueryKitTests"
