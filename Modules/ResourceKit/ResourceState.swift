@@ -91,20 +91,32 @@ struct ResourceState: Sendable {
     /// data from the persistent cache, only the wall clock can tell, and a timestamp from the future is stale.
     func isUpToDate(now: Date, elapsed: Duration, configuration: ResourceConfiguration) -> Bool {
         guard !invalidated else { return false }
-        let readings = [
-            latestData.map { (wall: $0.timestamp, monotonic: dataReceived) },
-            latestError.map { (wall: $0.timestamp, monotonic: errorReceived) },
-        ].compactMap { $0 }
-        guard
-            let newest = readings.max(by: { older, newer in
-                if let first = older.monotonic, let second = newer.monotonic { return first < second }
-                return older.wall < newer.wall
-            })
-        else { return false }
-        let maxAge = latestError == nil ? configuration.expirationTime : configuration.retryTime
+        let data = latestData.map { Reading(wall: $0.timestamp, monotonic: dataReceived) }
+        let error = latestError.map { Reading(wall: $0.timestamp, monotonic: errorReceived) }
+        let newest: Reading
+        switch (data, error) {
+        case (nil, nil): return false
+        case (let only?, nil), (nil, let only?): newest = only
+        case (let data?, let error?): newest = data.isOlder(than: error) ? error : data
+        }
+        let maxAge = error == nil ? configuration.expirationTime : configuration.retryTime
         if let received = newest.monotonic { return elapsed - received <= maxAge }
         let age = now.timeIntervalSince(newest.wall)
         return age >= 0 && age <= maxAge.timeInterval
+    }
+
+    /// When the data or the error arrived: on the wall clock, and on the monotonic clock when it arrived in this
+    /// process. A value: ``isUpToDate(now:elapsed:configuration:)`` runs on every `loadIfNeeded()`, under the lock,
+    /// and allocates nothing.
+    private struct Reading {
+        var wall: Date
+        var monotonic: Duration?
+
+        /// On the monotonic clock when both readings are on it, on the wall clock otherwise.
+        func isOlder(than other: Reading) -> Bool {
+            if let mine = monotonic, let theirs = other.monotonic { return mine < theirs }
+            return wall < other.wall
+        }
     }
 
     /// Where `timestamp`, read on the wall clock at `now`, falls on the monotonic clock at `elapsed`; nil for a
