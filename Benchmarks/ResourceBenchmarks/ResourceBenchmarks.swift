@@ -1,4 +1,4 @@
-// ResourceKit benchmarks: lookups, cache growth and churn, loadIfNeeded, fan-out — each beside a baseline.
+// ResourceKit benchmarks: lookups, cache growth and churn, loadIfNeeded, stub loads, fan-out — each beside a baseline.
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target ResourceBenchmarks
 
 import Benchmark
@@ -168,6 +168,19 @@ let benchmarks: @Sendable () -> Void = {
         }
         benchmark.stopMeasurement()
         load.cancel()
+    }
+
+    // 1,000 loads one after another over the in-memory transport, which answers at once: the framework's own cost
+    // per load — request, hand-over to the transport, state, events — is the figure / 1,000.
+    Benchmark("Stub loads: 1,000 × Resource.load(), one after another") { benchmark in
+        let (service, transport) = makeService()
+        transport.route(base + "/stub", reply: .json("[]"))
+        let resource = service.resource("/stub")
+        benchmark.startMeasurement()
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<1_000 { blackHole(try await resource.loadedData()) }
+        }
+        benchmark.stopMeasurement()
     }
 
     // One event to 5,000 closure observers; per delivery = the figure / 5,000.

@@ -21,7 +21,7 @@ public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
     /// ``HTTPHeaders/credentialFieldNames``; add your own (`sensitive_headers:` in `configuration.yaml`).
     public var sensitiveHeaders: Set<String> {
         get { _sensitiveHeaders }
-        set { _sensitiveHeaders = Set(newValue.map { $0.lowercased() }) }
+        set { _sensitiveHeaders = Self.lowercased(newValue) }
     }
     private var _sensitiveHeaders: Set<String>
 
@@ -35,11 +35,19 @@ public struct TransportRequest: Sendable, Hashable, CustomStringConvertible {
         self.headers = headers
         self.body = body
         self.timeout = timeout
-        self._sensitiveHeaders = Set(sensitiveHeaders.map { $0.lowercased() })
+        self._sensitiveHeaders = Self.lowercased(sensitiveHeaders)
     }
 
     /// `METHOD url`.
     public var description: String { "\(method) \(url.absoluteString)" }
+
+    /// `names`, lower-cased: the set itself when every name already is (the default's case, on every request), so
+    /// that no name is copied and nothing is hashed again.
+    private static func lowercased(_ names: Set<String>) -> Set<String> {
+        let uppercase = UInt8(ascii: "A")...UInt8(ascii: "Z")
+        let isLowercased = names.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 && !uppercase.contains($0) } }
+        return isLowercased ? names : Set(names.map { $0.lowercased() })
+    }
 }
 
 extension URL {
