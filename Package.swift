@@ -111,7 +111,7 @@ let package = Package(
             name: "ResourceKit",
             dependencies: [
                 "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit",
-                "TransportKit", "TetherJSON", "PersistenceKit", "EntityCacheKit",
+                "TransportKit", "TetherJSON", "EntityCacheKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -158,7 +158,7 @@ let package = Package(
         .target(
             name: "PostgresAdapter",
             dependencies: [
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
                 "TetherConcurrency",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -174,7 +174,7 @@ let package = Package(
         .target(
             name: "TetherInspector",
             dependencies: [
-                "ResourceKit", "LiveQueryKit", "OwnershipKit", "DeliveryKit", "PipelineKit", "TetherClock",
+                "ResourceKit", "LiveQueryKit", "OwnershipKit", "PipelineKit", "TetherClock",
                 "TetherConcurrency", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
@@ -189,7 +189,7 @@ let package = Package(
         .target(
             name: "PipelineKit",
             dependencies: [
-                "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
+                "ResourceKit", "TransportKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
                 "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherClock",
                 "TetherConcurrency",
                 .product(name: "Yams", package: "Yams"),
@@ -202,8 +202,8 @@ let package = Package(
         .target(
             name: "PipelinePlugins",
             dependencies: [
-                "PipelineKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit",
-                "URLSessionAdapter", "AsyncHTTPClientAdapter", "SQLiteAdapter", "PostgresAdapter",
+                "PipelineKit", "TransportKit", "PersistenceKit", "URLSessionAdapter", "AsyncHTTPClientAdapter",
+                "SQLiteAdapter", "PostgresAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -257,9 +257,9 @@ let package = Package(
         .executableTarget(
             name: "tether-sample",
             dependencies: [
-                "Tether", "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
-                "ResourceKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "RegistryKit",
-                "MemoryPressureKit", "DeliveryKit", "TetherJSON", "LoopbackServer", "TetherInspector",
+                "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
+                "ResourceKit", "LiveQueryKit", "EntityCacheKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON",
+                "LoopbackServer", "TetherInspector",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -344,7 +344,7 @@ let package = Package(
         .testTarget(
             name: "TransportConformanceTests",
             dependencies: [
-                "TransportConformance", "TransportKit", "TetherTesting", "URLSessionAdapter", "AsyncHTTPClientAdapter",
+                "TransportConformance", "TransportKit", "URLSessionAdapter", "AsyncHTTPClientAdapter",
                 "TetherTestingTraits", "ResourceKit", "TetherConcurrency",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -361,7 +361,7 @@ let package = Package(
         .testTarget(
             name: "LiveQueryKitTests",
             dependencies: [
-                "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
+                "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "SQLiteAdapter", "TetherJSON",
                 "DeliveryKit", "OwnershipKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
                 "TetherClock", "tether-engine-probe",
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -371,7 +371,7 @@ let package = Package(
         .testTarget(
             name: "EntityCacheKitTests",
             dependencies: [
-                "EntityCacheKit", "PersistenceKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                "EntityCacheKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             path: "Tests/EntityCacheKitTests"
@@ -379,7 +379,7 @@ let package = Package(
         .testTarget(
             name: "DocumentStoreKitTests",
             dependencies: [
-                "TetherTestingTraits", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
+                "TetherTestingTraits", "PersistenceKit", "DocumentStoreKit", "TetherJSON",
                 "TetherTesting", "TetherConcurrency",
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
@@ -389,7 +389,7 @@ let package = Package(
         .executableTarget(
             name: "tether-persistence-probe",
             dependencies: [
-                "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "ResourceKit", "TransportKit",
+                "SQLiteAdapter", "DocumentStoreKit", "EntityCacheKit", "ResourceKit", "TransportKit",
                 "URLSessionAdapter", "TetherJSON", "TetherTesting",
             ],
             path: "Tests/PersistenceProbe"
@@ -451,7 +451,7 @@ let package = Package(
         // The sample runner, run as a process: a short configuration, then a broken one.
         .testTarget(
             name: "TetherSampleTests",
-            dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits", "TetherConcurrency"],
+            dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherSampleTests"
         ),
         // Every Swift example in README and Docs, compiled; DocSnippetSyncTests keeps the docs equal to these files.
@@ -459,8 +459,8 @@ let package = Package(
             name: "DocSnippets",
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
-                "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "Tether",
-                "SQLiteAdapter", "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
+                "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "SQLiteAdapter",
+                "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
                 "URLSessionAdapter", "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits",
                 "TransportConformance", "TetherInspector",
                 "TetherConcurrency",
@@ -510,8 +510,8 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         (
             "LiveQueryBenchmarks",
             [
-                "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "TetherConcurrency", "DeliveryKit", "BenchmarkSupport",
+                "LiveQueryKit", "DocumentStoreKit", "SQLiteAdapter", "TetherJSON", "TetherConcurrency",
+                "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -526,8 +526,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
         (
             "PersistenceBenchmarks",
             [
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON",
-                "BenchmarkSupport",
+                "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON", "BenchmarkSupport",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
@@ -572,7 +571,7 @@ if Context.environment["TETHER_FUZZ"] != nil {
     package.targets += [
         .executableTarget(
             name: "FuzzQueryParser",
-            dependencies: ["LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "TetherJSON"],
+            dependencies: ["LiveQueryKit", "TetherJSON"],
             path: "Fuzz/QueryParser", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzConfigurationLoader", dependencies: ["PipelineKit"],

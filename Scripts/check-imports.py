@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Fails when a file imports one of Tether's own modules that its target does not declare as a dependency.
+"""Fails when a file imports one of Tether's own modules that its target does not declare as a dependency, or when a
+target declares one of our library targets that none of its files imports.
 
 SwiftPM lets a target import any module already built in the same build directory, so an undeclared import compiles
 here and breaks for a user who picks only some products (and hides a layering violation, such as production code
-importing a testing target). Run by .ci/run; no arguments.
+importing a testing target). A declared dependency nothing imports makes a user build a module for nothing, and
+hides which way the layers really point. (Executable targets are exempt: a test declares one to have it built.)
+Run by .ci/run; no arguments.
 """
 import glob
 import json
@@ -16,9 +19,11 @@ root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 package = json.loads(
     subprocess.check_output(["swift", "package", "dump-package"], cwd=root, stderr=subprocess.DEVNULL))
 ours = {target["name"].replace("-", "_") for target in package["targets"]}
+executables = {target["name"] for target in package["targets"] if target["type"] == "executable"}
 problems = []
 for target in package["targets"]:
     declared = set()
+    imported = set()
     for dependency in target["dependencies"]:
         for value in dependency.values():
             declared.add(value[0].replace("-", "_"))
@@ -30,9 +35,13 @@ for target in package["targets"]:
             text = handle.read()
         for number, line in enumerate(text.split("\n"), start=1):
             match = re.match(r"^(?:@\w+ |public |package |internal )*import (\w+)", line)
+            if match:
+                imported.add(match.group(1))
             if match and match.group(1) in ours and match.group(1) not in declared | {target["name"]}:
                 problems.append(f"{os.path.relpath(file, root)}:{number}: {target['name']} imports "
                                 f"{match.group(1)} without declaring it in Package.swift")
+    for dependency in sorted(declared & ours - imported - {name.replace("-", "_") for name in executables}):
+        problems.append(f"Package.swift: {target['name']} declares {dependency}, which none of its files imports")
 for problem in problems:
     print(problem)
 if problems:
