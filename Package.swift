@@ -571,7 +571,7 @@ if Context.environment["TETHER_FUZZ"] != nil {
     package.targets += [
         .executableTarget(
             name: "FuzzQueryParser",
-            dependencies: ["LiveQueryKit", "TetherJSON"],
+            dependencies: ["LiveQueryKit", "DocumentStoreKit", "TetherJSON"],
             path: "Fuzz/QueryParser", exclude: ["corpus"]),
         .executableTarget(
             name: "FuzzConfigurationLoader", dependencies: ["PipelineKit"],

@@ -2,6 +2,7 @@
 // a predicate (which must then evaluate against a document without trapping) or throw a QueryError whose column
 // lies within the query. Build and run: Scripts/fuzz.sh query-parser.
 
+import DocumentStoreKit
 import LiveQueryKit
 import TetherJSON
 
