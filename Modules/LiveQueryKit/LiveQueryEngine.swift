@@ -269,7 +269,7 @@ final class LiveQueryEngine: Sendable {
             var released = Released()
             // In place: a copy of the evaluation would share its observers' table with the one left in, and removing
             // one from it would copy them all; taking the evaluation out and putting it back would hash its query's
-            // neighbours in the table again. Found once: hashing a query walks its whole predicate.
+            // neighbours in the table again, and hashing a query walks its whole predicate.
             if let index = state.evaluations.index(forKey: registration.query) {
                 // Under the lock under which `start` joined it, if it did.
                 state.evaluations.values[index].schedule.remove(ObjectIdentifier(registration))

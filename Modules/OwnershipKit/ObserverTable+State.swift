@@ -214,8 +214,7 @@ extension ObserverTable {
         /// Counts a mutation and sweeps once enough have accumulated that the sweep costs O(1) per mutation: as many
         /// as the entries the last sweep left live (at least 16). Counted against those, not against the live count
         /// now, which every addition raises as much as the mutations — with owners dying unnoticed between them, a
-        /// table that only grows would never sweep again. (Until 2026-11-28 it did not: 20 observers that stayed and
-        /// a thousand whose owners died one after another, with nothing delivered or removed, held all 1,020.)
+        /// table that only grows would never sweep again.
         @inlinable
         mutating func noteMutation(_ graveyard: inout Graveyard<Observer>, _ outcome: inout Outcome) {
             mutationsSinceSweep += 1

@@ -41,7 +41,7 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
     let key: String
     let invalid: InvalidAddress?
     /// The observer table, made when the first observer is added: most cached resources are never observed, and
-    /// the table (its lock, its watermark) was a third of what one of them cost.
+    /// the table (its lock, its watermark) would be a third of what one of them costs.
     private let observerTable = LazyReference<ObserverTable<ObserverSink, ResourceNotification>>()
     let state = LockedValue(ResourceState())
 

@@ -46,8 +46,7 @@ extension ServiceCore {
     /// The resource at the URL `urlString`; nil or not a URL gives an invalid resource (see ``resource(_:)``).
     ///
     /// A URL looked up before costs one lock and two hashes: its text is an alias of the resource's key in the
-    /// registry. Only the first lookup of a spelling parses and standardizes it (Foundation's `standardized` alone
-    /// is about 1.6 µs on Linux).
+    /// registry. Only the first lookup of a spelling parses and standardizes it, which costs microseconds.
     func resource(absoluteURL urlString: String?) -> Resource {
         guard let urlString else { return invalidResource(text: "nil", problem: "no URL was given") }
         if let resource = resources.instance(forAlias: urlString) { return resource }

@@ -5,8 +5,8 @@ package import Synchronization
 ///
 /// The standard library's `load()` and `storeIfNil(_:)` are compiled into the Synchronization library, which
 /// ThreadSanitizer does not instrument: it cannot see their acquire and release, so the first read of the object's
-/// fields on another thread is reported as a race with its initializer (CI, 2026-11-29: a resource's observer table,
-/// made by `addObserver` while a flush asked `hasObservers`). These atomics are inlined into Tether's code and seen.
+/// fields on another thread is reported as a race with its initializer (a resource's observer table, made by
+/// `addObserver` while a flush asks `hasObservers`, is one). These atomics are inlined into Tether's code and seen.
 package struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
     @usableFromInline let storage: Atomic<Unmanaged<Instance>?>
 

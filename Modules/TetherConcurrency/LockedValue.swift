@@ -15,9 +15,8 @@ import Darwin
 /// retain-only references.
 ///
 /// The value and its mutex share one allocation (``LockStorage``), and the box is a struct holding it: an object
-/// that keeps a `LockedValue` reaches its lock in one hop. (It was a class holding a mutex object holding the mutex:
-/// three allocations, each a cache miss when another core had touched the lock last — the common case for a lock
-/// shared by two threads.) Copies of the box share the value.
+/// that keeps a `LockedValue` reaches its lock in one hop, not three (each a cache miss when another core touched the
+/// lock last — the common case for a lock shared by two threads). Copies of the box share the value.
 ///
 /// `withLock` is inlinable so that generic callers are specialised in their own module; the pthread calls stay
 /// behind two small functions, so no client needs the C library's module.

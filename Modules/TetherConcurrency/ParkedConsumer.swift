@@ -18,10 +18,10 @@ extension LockedValue where Value: Sendable {
     /// task in `slot` until a producer resumes it. At most one task may be parked: parking a second is a bug.
     ///
     /// What is ready is returned without suspending: a continuation resumed at once would still suspend the task and
-    /// schedule it again, a trip through its executor (13 µs a call on these Linux machines when idle, against 8 ns).
+    /// schedule it again, a trip through its executor: microseconds, where returning takes nanoseconds.
     ///
     /// In a generic type, pass a key path stored once: one written at the call (`\.waiter`) is instantiated at each
-    /// call there (3.4 µs idle, 25–35 µs measured at `snapshots()`' hand-over under a benchmark's load).
+    /// call there, which costs microseconds on every hand-over.
     @inlinable
     package func takeOrPark<Element: Sendable>(
         _ slot: WritableKeyPath<Value, CheckedContinuation<Element, Never>?>,

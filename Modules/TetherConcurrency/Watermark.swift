@@ -45,9 +45,9 @@ package final class Watermark: Sendable {
     ///
     /// A removal waits here for the table's drainer, which is usually microseconds from done, so this backs off
     /// instead of sleeping on the condition: it yields the processor 64 times, then sleeps 1 µs, 2 µs, … up to 1 ms
-    /// between looks. Measured on OwnershipKit's 8-thread stress test (2 cores): sleeping on the condition took
-    /// 29.5 s against 17.7 s in debug, and 197–280 s against about 50 s under ThreadSanitizer — every advance woke
-    /// every sleeping remover at once. Tasks use the `async` form, which suspends and never polls.
+    /// between looks. On a condition, every advance would wake every sleeping remover at once, and under contention
+    /// (OwnershipKit's 8-thread stress test) that costs far more than the backing off. Tasks use the `async` form,
+    /// which suspends and never polls.
     package func wait(until mark: UInt64) {
         var attempt = 0
         while value < mark {
