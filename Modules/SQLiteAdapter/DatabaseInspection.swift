@@ -18,6 +18,8 @@ enum DatabaseInspection: Equatable {
     case damaged(String)
     /// An SQLite database whose schema cannot be read at all: whose it is cannot be told.
     case unreadable(String)
+    /// Something other than a regular file: a directory, a named pipe, a device, a socket (what it is, in words).
+    case notAFile(String)
 
     /// The header every SQLite 3 database file starts with.
     static let header = Array("SQLite format 3\0".utf8)
@@ -41,11 +43,19 @@ enum DatabaseInspection: Equatable {
         case .unreadable(let reason):
             return PersistenceError(
                 .corrupt, "the file cannot be read as a database (\(reason)); it is left as it is", file: path)
+        case .notAFile(let what):
+            return PersistenceError(
+                .foreignFile,
+                "the path is \(what), not a file: a \(role) needs a regular file of its own; it is left as it is",
+                file: path)
         }
     }
 
     /// Inspects `path`; `table` is the table that says the file is Tether's (`tether_documents`, `tether_entities`).
+    /// What is there is told by `stat` before anything opens it: opening a named pipe to read waits for a writer, for
+    /// ever, and a device is no place for a database (SQLite would create its journal beside it).
     static func inspect(_ path: String, expecting table: String, quickCheck: Bool) -> DatabaseInspection {
+        if let what = nonFile(at: path) { return .notAFile(what) }
         guard let handle = FileHandle(forReadingAtPath: path) else { return .new }
         let start = (try? handle.read(upToCount: header.count)) ?? nil
         try? handle.close()
@@ -71,6 +81,22 @@ enum DatabaseInspection: Equatable {
             // plain text in the first page, which says whose the file is, even so.
             return firstPage(of: path, contains: "CREATE TABLE \(table)")
                 ? .damaged("\(error)") : .unreadable("\(error)")
+        }
+    }
+
+    /// What `path` names, in words, when it exists and is not a regular file (a symbolic link is followed); nil for a
+    /// regular file or nothing at all.
+    static func nonFile(at path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & mode_t(S_IFMT) {
+        case mode_t(S_IFREG): return nil
+        case mode_t(S_IFDIR): return "a directory"
+        case mode_t(S_IFIFO): return "a named pipe (FIFO)"
+        case mode_t(S_IFCHR): return "a character device"
+        case mode_t(S_IFBLK): return "a block device"
+        case mode_t(S_IFSOCK): return "a socket"
+        default: return "not a regular file"
         }
     }
 

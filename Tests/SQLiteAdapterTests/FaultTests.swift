@@ -6,6 +6,7 @@ import Logging
 import PersistenceKit
 import SQLiteAdapter
 import Testing
+import TetherConcurrency
 import TetherJSON
 import TetherTesting
 import TetherTestingTraits
@@ -126,6 +127,54 @@ struct FaultTests {
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(path) must be untouched")
             }
         }
+    }
+
+    @Test(
+        "A path that is not a file — a named pipe, a directory, a character device — is refused at once as a store and as a cache, and nothing is made beside it"
+    )
+    func pathThatIsNotAFile() async throws {
+        try await TemporaryDirectory.with { directory in
+            let fifo = directory.file("pipe.sqlite")
+            #expect(mkfifo(fifo, 0o600) == 0, "mkfifo: \(String(cString: strerror(errno)))")
+            let folder = directory.file("folder.sqlite")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            for (path, what) in [(fifo, "a named pipe"), (folder, "a directory"), ("/dev/null", "a character device")] {
+                for role in ["store", "cache"] {
+                    let error = try await Self.refusal(opening: role, at: path)
+                    #expect(error?.kind == .foreignFile, "a \(role) at \(path): \(String(describing: error))")
+                    #expect(error?.file == path)
+                    #expect(error?.message.contains(what) == true, "\(String(describing: error))")
+                }
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(names == ["folder.sqlite", "pipe.sqlite"], "nothing may be made beside them: \(names)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+        }
+    }
+
+    /// Opens a `role` ("store" or "cache") at `path` on a thread of its own, and returns what it threw: nil when it
+    /// opened. Records an issue when the open has not returned within 10 s (a named pipe opened to be read waits for
+    /// a writer, for ever): that thread is left waiting, and the test goes on.
+    static func refusal(opening role: String, at path: String) async throws -> PersistenceError? {
+        let outcome = LockedValue<Result<Void, PersistenceError>?>(nil)
+        Thread {
+            let result = Result<Void, PersistenceError> { () throws(PersistenceError) in
+                if role == "store" {
+                    _ = try SQLiteDocumentStore(path: path)
+                } else {
+                    _ = try SQLiteEntityCache(path: path)
+                }
+            }
+            outcome.withLock { $0 = result }
+        }.start()
+        do {
+            try await eventually(within: .seconds(10)) { outcome.withLock { $0 != nil } }
+        } catch {
+            Issue.record("opening a \(role) at \(path) did not return within 10 s")
+            return nil
+        }
+        guard case .failure(let error) = outcome.withLock({ $0 }) else { return nil }
+        return error
     }
 
     @Test(
