@@ -451,7 +451,7 @@ let package = Package(
         // The sample runner, run as a process: a short configuration, then a broken one.
         .testTarget(
             name: "TetherSampleTests",
-            dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits"],
+            dependencies: ["tether-sample", "TetherTesting", "TetherTestingTraits", "TetherConcurrency"],
             path: "Tests/TetherSampleTests"
         ),
         // Every Swift example in README and Docs, compiled; DocSnippetSyncTests keeps the docs equal to these files.

@@ -6,6 +6,7 @@ import PipelinePlugins
 import ServiceLifecycle
 import TetherConcurrency
 import TetherInspector
+import UnixSignals
 
 /// `tether-sample`: Tether's whole mission on one command, assembled by PipelineKit from `configuration.yaml`.
 @main
@@ -84,7 +85,8 @@ struct TetherSample: AsyncParsableCommand {
 
         let configuration: PipelineConfiguration
         do {
-            configuration = try ConfigurationLoader(registry: registry).load(file: config)
+            let file = config
+            configuration = try await offThePool { try ConfigurationLoader(registry: registry).load(file: file) }
         } catch {
             FileHandle.standardError.write(Data("error: the configuration is not usable:\n\(error)\n".utf8))
             throw ExitCode(2)
@@ -133,7 +135,9 @@ struct TetherSample: AsyncParsableCommand {
             throw ExitCode(1)
         }
         await server?.stop()
-        if application.interrupted.withLock({ $0 }) || interrupts.received != nil { throw ExitCode(130) }
+        // 128 + the signal's number, as a shell reports a process the signal ended: 130 for SIGINT, 143 for SIGTERM.
+        if let signal = interrupts.received { throw ExitCode(128 + signal.rawValue) }
+        if application.interrupted.withLock({ $0 }) { throw ExitCode(130) }
         if !console.failures.isEmpty { throw ExitCode(1) }
     }
 }

@@ -17,14 +17,18 @@ struct SampleProcess {
     }
 
     /// Runs the sample with `arguments` in `directory`; returns its status, standard output and standard error.
-    /// With `interruptWhen`, sends SIGINT as soon as the output satisfies it (it may act first: load a page, say).
+    /// With `interruptWhen`, sends SIGINT (SIGTERM when `terminating`) as soon as the output satisfies it (it may act
+    /// first: load a page, say). With `oneCPU`, the sample runs on CPU 0 alone (`taskset`, which executes it in its
+    /// place: the signals reach the sample).
     static func run(
-        _ arguments: [String], in directory: URL, environment: [String: String] = [:],
-        interruptWhen: ((String) async -> Bool)? = nil
+        _ arguments: [String], in directory: URL, environment: [String: String] = [:], oneCPU: Bool = false,
+        terminating: Bool = false, interruptWhen: ((String) async -> Bool)? = nil
     ) async throws -> Result {
         // A test runner that dies leaves no sample running: it stops when its parent is gone.
+        let (program, prefix) =
+            oneCPU ? (URL(fileURLWithPath: "/usr/bin/taskset"), ["-c", "0", executable.path]) : (executable, [])
         let child = try ChildProcess(
-            executable, arguments + ["--exit-with-parent"], in: directory,
+            program, prefix + arguments + ["--exit-with-parent"], in: directory,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         if let interruptWhen {
             // The output is a file the sample appends to: look at it until the awaited line appears, or the exit.
@@ -33,7 +37,7 @@ struct SampleProcess {
             while child.isRunning, !(await interruptWhen(child.output)), clock.now < deadline {
                 try await clock.sleep(until: clock.now + .milliseconds(20))
             }
-            child.interrupt()
+            if terminating { child.terminate() } else { child.interrupt() }
         }
         let status = await child.waitForExit(within: .seconds(600))
         return Result(status: status, output: child.output, errors: child.errors)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
 
@@ -188,6 +189,49 @@ struct SampleRunTests {
             }
             #expect(result.status == 130, "\(result.output)\n\(result.errors)")
             for trace in ["Stack trace", "Fatal error"] { #expect(!result.errors.contains(trace)) }
+        }
+    }
+
+    @Test(
+        "SIGTERM as soon as the demo API listens: a clean stop, exit 143 (128 + the signal's number, as a shell says)")
+    func terminatedAtStart() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let long = Self.shortConfiguration.replacingOccurrences(of: "arrivals: 60", with: "arrivals: 10000000")
+            try long.write(to: directory.appendingPathComponent("long.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SampleProcess.run(["--config", "long.yaml"], in: directory, terminating: true) {
+                $0.contains("listening on")
+            }
+            #expect(result.status == 143, "\(result.output)\n\(result.errors)")
+            for trace in ["Stack trace", "Fatal error"] { #expect(!result.errors.contains(trace)) }
+        }
+    }
+
+    @Test("On one CPU, SIGTERM while a long configuration decodes: exit 143 at once, not once the load is done")
+    func terminatedWhileDecodingOnOneCPU() async throws {
+        try await SampleProcess.withDirectory { directory in
+            // 20,000 headers: decoding them keeps a thread busy for a long while. Through a pipe, so that the signal
+            // comes once the sample has opened the file — its signals trapped, since that comes first — and has read
+            // all of it: it is decoding then.
+            let headers = (0..<20_000).map { "      X-Header-\($0): value" }.joined(separator: "\n")
+            let wide = Self.shortConfiguration.replacingOccurrences(
+                of: "    cache: { key: relative }", with: "    cache: { key: relative }\n    headers:\n" + headers)
+            let fifo = directory.appendingPathComponent("wide.yaml").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let fed = LockedValue(false)
+            Thread.detachNewThread {
+                // Opening blocks until the sample opens the pipe to read it.
+                guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+                handle.write(Data(wide.utf8))
+                try? handle.close()
+                fed.withLock { $0 = true }
+            }
+            let result = try await SampleProcess.run(
+                ["--config", "wide.yaml"], in: directory, oneCPU: true, terminating: true
+            ) { _ in fed.withLock { $0 } }
+            #expect(result.status == 143, "\(result.output)\n\(result.errors)")
+            #expect(
+                result.errors.contains("interrupted (SIGTERM) while loading the configuration"), "\(result.errors)")
+            #expect(!result.output.contains("Tether sample — configuration"), "it stopped before the load ended")
         }
     }
 
