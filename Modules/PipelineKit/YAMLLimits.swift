@@ -7,7 +7,7 @@ internal import CYaml
 /// "billion laughs"), and a chain of aliases (`a1: &a1 [*a0]`, `a2: &a2 [*a1]`, …) nests deeper than libyaml's own
 /// depth limit, which counts only what is written, sees. Building the tree is cheap (an alias shares its anchor's
 /// node) except where Yams compares mapping keys, and everything after — environment overrides, decoding — would
-/// expand it. A real configuration has a few hundred nodes, nested under ten deep.
+/// expand it. A real configuration has a few hundred nodes, nested under ten deep, and a few dozen keys in a mapping.
 public struct YAMLLimits: Sendable, Hashable {
     /// The most nodes (keys, values and list elements, each alias counted as everything it stands for) the document
     /// may hold. 100,000 by default.
@@ -16,12 +16,20 @@ public struct YAMLLimits: Sendable, Hashable {
     public var maximumDepth: Int
     /// The largest file ``ConfigurationLoader/load(file:)`` reads, in bytes. 4 MiB by default.
     public var maximumBytes: Int
+    /// The most keys one mapping may hold. 256 by default. Decoding looks each key up in its mapping by a linear
+    /// search (Yams' `Node.Mapping`), so a mapping's decoding time grows with the square of its keys: 256 decode in
+    /// about a millisecond, 40,000 would take minutes. With ``maximumNodes``, the bound caps the whole load too.
+    public var maximumKeysPerMapping: Int
 
     /// Makes limits; the defaults are far above any real configuration and far below harm.
-    public init(maximumNodes: Int = 100_000, maximumDepth: Int = 64, maximumBytes: Int = 4 << 20) {
+    public init(
+        maximumNodes: Int = 100_000, maximumDepth: Int = 64, maximumBytes: Int = 4 << 20,
+        maximumKeysPerMapping: Int = 256
+    ) {
         self.maximumNodes = maximumNodes
         self.maximumDepth = maximumDepth
         self.maximumBytes = maximumBytes
+        self.maximumKeysPerMapping = maximumKeysPerMapping
     }
 
     /// The first limit `yaml` exceeds once expanded, as an issue at the line and column of the node (or alias) where it
@@ -53,6 +61,8 @@ private struct ExpansionScan {
         var index = 0
         /// In a mapping: the line each plain key was first written on.
         var keyLines: [String: Int] = [:]
+        /// In a mapping: how many keys it holds so far.
+        var keys = 0
     }
 
     /// What an anchor's node stands for.
@@ -119,6 +129,15 @@ private struct ExpansionScan {
 
     /// Counts a node standing for `measure` at the current place; the issue when that exceeds a limit.
     mutating func add(_ measure: Measure, at mark: (line: Int, column: Int)) -> ConfigurationError.Issue? {
+        if let last = frames.indices.last, frames[last].isMapping, frames[last].expectsKey {
+            frames[last].keys += 1
+            if frames[last].keys > limits.maximumKeysPerMapping {
+                return issue(
+                    at: mark,
+                    "the mapping holds more than \(limits.maximumKeysPerMapping) keys; a setting needs a few dozen at most"
+                )
+            }
+        }
         expanded += measure.nodes
         if expanded > limits.maximumNodes {
             return issue(

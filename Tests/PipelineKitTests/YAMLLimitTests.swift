@@ -64,6 +64,34 @@ struct YAMLLimitTests {
         #expect(found.map(\.kind) == [.limitExceeded], "\(found)")
     }
 
+    /// A live query whose `args` mapping holds `count` keys, from line 6 on.
+    static func wideArgs(_ count: Int) -> String {
+        var lines = [
+            "live_queries:", "  - name: wide", "    collection: items", "    query: \"a == $args.k0\"", "    args:",
+        ]
+        for index in 0..<count { lines.append("      k\(index): \(index)") }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    @Test(
+        "A mapping of more than 256 keys is refused at the 257th, with its line and key path, before any decoding; 256 load, and 100,000 are refused too"
+    )
+    func wideMapping() throws {
+        let found = issues(Self.wideArgs(257))
+        #expect(found.count == 1)
+        let issue = try #require(found.first)
+        #expect(issue.kind == .limitExceeded)
+        #expect(issue.message.contains("more than 256 keys"), "\(issue)")
+        #expect(issue.path == "live_queries[0].args", "\(issue)")
+        #expect(issue.line == 6 + 256, "\(issue)")
+        let loaded = try load(Self.wideArgs(256))
+        #expect(loaded.liveQueries.first?.args.count == 256)
+        #expect(issues(Self.wideArgs(100_000)).map(\.kind) == [.limitExceeded])
+        var loader = ConfigurationLoader(registry: .standard, environment: [:])
+        loader.limits.maximumKeysPerMapping = 10
+        #expect(throws: ConfigurationError.self) { try loader.load(yaml: Self.wideArgs(11)) }
+    }
+
     @Test("Within the limits, aliases work as YAML says; the limits can be set")
     func withinLimits() throws {
         let yaml = """

@@ -206,15 +206,18 @@ struct SampleRunTests {
         }
     }
 
-    @Test("On one CPU, SIGTERM while a long configuration decodes: exit 143 at once, not once the load is done")
+    @Test("On one CPU, SIGTERM while the largest configuration decodes: exit 143 at once, not once the load is done")
     func terminatedWhileDecodingOnOneCPU() async throws {
         try await SampleProcess.withDirectory { directory in
-            // 20,000 headers: decoding them keeps a thread busy for a long while. Through a pipe, so that the signal
-            // comes once the sample has opened the file — its signals trapped, since that comes first — and has read
-            // all of it: it is decoding then.
-            let headers = (0..<20_000).map { "      X-Header-\($0): value" }.joined(separator: "\n")
+            // 180 live queries of 256 arguments each, the most the limits allow: decoding them keeps a thread busy
+            // for seconds. Through a pipe, so that the signal comes once the sample has opened the file — its signals
+            // trapped, since that comes first — and has read all of it: it is decoding then.
+            let argument = (0..<256).map { "      k\($0): \($0)" }.joined(separator: "\n")
+            let queries = (0..<180).map {
+                "  - name: wide\($0)\n    collection: items\n    query: \"a == $args.k0\"\n    args:\n" + argument
+            }
             let wide = Self.shortConfiguration.replacingOccurrences(
-                of: "    cache: { key: relative }", with: "    cache: { key: relative }\n    headers:\n" + headers)
+                of: "live_queries:\n", with: "live_queries:\n" + queries.joined(separator: "\n") + "\n")
             let fifo = directory.appendingPathComponent("wide.yaml").path
             #expect(mkfifo(fifo, 0o600) == 0)
             let fed = LockedValue(false)
