@@ -11,7 +11,7 @@ import TetherClock
 enum SQLiteDatabase {
     static func open(
         path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator, expecting table: String,
-        inspected: DatabaseInspection? = nil
+        inspected: DatabaseInspection? = nil, busyWait: BusyWait? = nil
     ) throws(PersistenceError) -> DatabasePool {
         // A caller that has inspected the file already passes what it found: the quick check reads the whole file.
         let inspection =
@@ -22,7 +22,8 @@ enum SQLiteDatabase {
         }
         try DatabaseFile.prepare(path)
         var grdb = Configuration()
-        grdb.busyMode = .timeout(configuration.busyTimeout.timeInterval)
+        let busyWait = busyWait ?? BusyWait(timeout: configuration.busyTimeout)
+        grdb.busyMode = .callback { attempt in busyWait.shouldRetry(attempt: attempt) }
         grdb.maximumReaderCount = max(1, configuration.maximumReaderCount)
         grdb.label = "tether.sqlite"
         grdb.prepareDatabase { db in

@@ -29,6 +29,8 @@ public final class SQLiteDocumentStore: DocumentStore {
     let publisher: ChangeLogPublisher
     let configuration: SQLiteConfiguration
     let indexes = DeclaredIndexList()
+    /// How its connections wait for another process's lock; stopped by ``close()``.
+    package let busyWait: BusyWait
 
     /// How many stored documents this store has met that no longer read as documents (written by another program,
     /// or by a version that allowed what this one refuses). Queries leave them out and each is logged once, with its
@@ -46,9 +48,10 @@ public final class SQLiteDocumentStore: DocumentStore {
         .PersistenceError)
     {
         self.path = path
+        busyWait = BusyWait(timeout: configuration.busyTimeout)
         pool = try SQLiteDatabase.open(
-            path: path, configuration: configuration, migrator: DocumentSchema.migrator, expecting: DocumentSchema.table
-        )
+            path: path, configuration: configuration, migrator: DocumentSchema.migrator,
+            expecting: DocumentSchema.table, busyWait: busyWait)
         self.configuration = configuration
         unreadable = UnreadableRows(logger: configuration.logger, file: path)
         let opened: UInt64
@@ -99,7 +102,7 @@ public final class SQLiteDocumentStore: DocumentStore {
                 return result
             }
         } catch let error as DatabaseError {
-            throw PersistenceError.mapping(error, file: path)
+            throw mapping(error)
         }
     }
 
@@ -152,15 +155,28 @@ public final class SQLiteDocumentStore: DocumentStore {
     }
 
     /// Closes the database: later operations fail with `PersistenceError.Kind.closed`, and the
-    /// change feed ends.
+    /// change feed ends. A write waiting for another process's lock gives up at once, failing with
+    /// `PersistenceError.Kind.closed`, rather than wait out the busy timeout.
     public func close() throws {
         isClosed.withLock { $0 = true }
+        busyWait.stop()
         changes.finish()
         do {
             try pool.close()
         } catch {
             throw PersistenceError.mapping(error, file: path)
         }
+    }
+
+    /// The error for a write that failed with `error`: `closed` when it gave up waiting for a lock because the store
+    /// was closing.
+    private func mapping(_ error: DatabaseError) -> PersistenceError {
+        guard error.resultCode == .SQLITE_BUSY, isClosed.withLock({ $0 }) else {
+            return PersistenceError.mapping(error, file: path)
+        }
+        return PersistenceError(
+            .closed, "the store was closed while the write waited for another connection's lock; nothing was written",
+            file: path)
     }
 
     private func checkOpen() throws(PersistenceKit.PersistenceError) {

@@ -152,6 +152,50 @@ struct FaultTests {
         }
     }
 
+    @Test(
+        "A write waiting for another connection's lock, with a busy timeout of an hour, fails with closed as soon as its store closes (a stop does not wait out the timeout)"
+    )
+    func closeEndsBusyWait() async throws {
+        try await TemporaryDirectory.with { directory in
+            let path = directory.file("store.sqlite")
+            let holder = try SQLiteDocumentStore(path: path)
+            var patient = SQLiteConfiguration()
+            patient.busyTimeout = .seconds(3600)
+            let waiter = try SQLiteDocumentStore(path: path, configuration: patient)
+            // The holder keeps the write lock, inside its transaction on its writer's thread, until released.
+            let holding = LockedValue(false)
+            let release = DispatchSemaphore(value: 0)
+            let held = Task {
+                try await holder.write { transaction in
+                    try transaction.upsert(["_id": "held"], into: "items")
+                    holding.withLock { $0 = true }
+                    _ = release.wait(timeout: .now() + 60)
+                }
+            }
+            try await eventually(within: .seconds(10)) { holding.withLock { $0 } }
+            let waited = Task { try await waiter.upsert(["_id": "waited"], into: "items") }
+            try await eventually(within: .seconds(10)) { waiter.busyWait.waits > 0 }
+            let closed = LockedValue(false)
+            Thread.detachNewThread {
+                try? waiter.close()
+                closed.withLock { $0 = true }
+            }
+            do {
+                try await eventually(within: .seconds(10)) { closed.withLock { $0 } }
+            } catch {
+                Issue.record("close() did not return within 10 s while a write waited for the lock")
+            }
+            release.signal()
+            try await held.value
+            let error = await #expect(throws: PersistenceError.self) { try await waited.value }
+            #expect(error?.kind == .closed, "\(String(describing: error))")
+            #expect(error?.file == path)
+            #expect(try await holder.document(id: "held", in: "items") != nil)
+            #expect(try await holder.document(id: "waited", in: "items") == nil, "the write that gave up wrote nothing")
+            try holder.close()
+        }
+    }
+
     /// Opens a `role` ("store" or "cache") at `path` on a thread of its own, and returns what it threw: nil when it
     /// opened. Records an issue when the open has not returned within 10 s (a named pipe opened to be read waits for
     /// a writer, for ever): that thread is left waiting, and the test goes on.
