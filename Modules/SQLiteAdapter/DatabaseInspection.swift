@@ -20,6 +20,9 @@ enum DatabaseInspection: Equatable {
     case unreadable(String)
     /// Something other than a regular file: a directory, a named pipe, a device, a socket (what it is, in words).
     case notAFile(String)
+    /// A file SQLite may not open, or not as it needs to — a read-only mount, a folder or a `-wal`/`-shm` file it may
+    /// not write: nothing is known of its content, so it is neither damaged nor another program's.
+    case inaccessible(readOnly: Bool, String)
 
     /// The header every SQLite 3 database file starts with.
     static let header = Array("SQLite format 3\0".utf8)
@@ -43,6 +46,11 @@ enum DatabaseInspection: Equatable {
         case .unreadable(let reason):
             return PersistenceError(
                 .corrupt, "the file cannot be read as a database (\(reason)); it is left as it is", file: path)
+        case .inaccessible(let readOnly, let reason):
+            return PersistenceError(
+                readOnly ? .readOnly : .cannotOpen,
+                "the file cannot be opened (\(reason))\(readOnly ? ": it, its folder or its -wal and -shm files cannot be written" : ""); it is left as it is",
+                file: path)
         case .notAFile(let what):
             return PersistenceError(
                 .foreignFile,
@@ -77,6 +85,12 @@ enum DatabaseInspection: Equatable {
             return report == ["ok"]
                 ? .tether : .damaged("quick_check reported \(report.prefix(3).joined(separator: "; "))")
         } catch {
+            // Not allowed to open it — permissions, a read-only mount: that says nothing of the content.
+            if let error = error as? DatabaseError,
+                [.SQLITE_CANTOPEN, .SQLITE_READONLY, .SQLITE_PERM, .SQLITE_AUTH].contains(error.resultCode)
+            {
+                return .inaccessible(readOnly: !isWritable(path), "\(error)")
+            }
             // SQLite refuses the file (a cut file is "malformed" before the schema can be read). The schema is
             // plain text in the first page, which says whose the file is, even so.
             return firstPage(of: path, contains: "CREATE TABLE \(table)")
@@ -98,6 +112,13 @@ enum DatabaseInspection: Equatable {
         case mode_t(S_IFSOCK): return "a socket"
         default: return "not a regular file"
         }
+    }
+
+    /// Whether the file, its folder and its `-wal` and `-shm` files (those that exist) can be written.
+    static func isWritable(_ path: String) -> Bool {
+        let directory = (path as NSString).deletingLastPathComponent
+        let companions = ["-wal", "-shm"].map { path + $0 }.filter { FileManager.default.fileExists(atPath: $0) }
+        return ([path, directory.isEmpty ? "." : directory] + companions).allSatisfy { access($0, W_OK) == 0 }
     }
 
     /// Whether the first page (at most 64 KiB, SQLite's largest page) holds `text`.

@@ -401,6 +401,43 @@ struct FaultTests {
     }
 
     @Test(
+        "A healthy store and cache on a mount made read-only: readOnly naming the file, never corrupt; nothing moved aside or changed (a tmpfs where the machine allows)"
+    )
+    func healthyFilesOnReadOnlyMount() async throws {
+        try await TemporaryDirectory.with { directory in
+            let mountPoint = directory.file("mount")
+            try await ScratchMount.with(at: mountPoint, options: "size=4m") { mounted in
+                guard mounted else {
+                    print("FaultTests: this machine refuses a tmpfs mount; a read-only mount is not checked")
+                    return
+                }
+                let storePath = mountPoint + "/store.sqlite"
+                let cachePath = mountPoint + "/cache.sqlite"
+                let store = try SQLiteDocumentStore(path: storePath)
+                try await store.upsert(["_id": "a"], into: "items")
+                try store.close()
+                try SQLiteEntityCache(path: cachePath).writeEntity(
+                    CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
+                #expect(ScratchMount.run("/bin/mount", ["-o", "remount,ro", mountPoint]), "remount read-only")
+                defer { _ = ScratchMount.run("/bin/mount", ["-o", "remount,rw", mountPoint]) }
+                let names = try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted()
+                let contents = try names.map { try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/" + $0)) }
+                let storeError = try #require(throws: PersistenceError.self) {
+                    try SQLiteDocumentStore(path: storePath)
+                }
+                #expect(storeError.kind == .readOnly, "\(storeError)")
+                #expect(storeError.file == storePath)
+                let cacheError = try #require(throws: PersistenceError.self) { try SQLiteEntityCache(path: cachePath) }
+                #expect(cacheError.kind == .readOnly, "\(cacheError)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: mountPoint).sorted() == names)
+                #expect(
+                    try names.map { try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/" + $0)) } == contents,
+                    "the files are untouched")
+            }
+        }
+    }
+
+    @Test(
         "Disk full (a 1 MB tmpfs where the machine allows, and SQLite's page limit always): diskFull; earlier data kept; the store still works"
     )
     func diskFull() async throws {
