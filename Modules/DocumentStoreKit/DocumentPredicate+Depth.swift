@@ -35,6 +35,27 @@ extension DocumentPredicate {
         return deepest
     }
 
+    /// The first number among the predicate's values that is not finite (NaN or an infinity), if any. No two stores
+    /// would compare with it alike — SQLite binds NaN as NULL — and no document holds one, so every store refuses it.
+    public var nonFiniteNumber: Double? {
+        var stack = [self]
+        while let predicate = stack.popLast() {
+            switch predicate {
+            case .compare(_, _, let value), .contains(_, let value):
+                if case .number(let number) = value, !number.isFinite { return number }
+            case .isIn(_, let values):
+                for case .number(let number) in values where !number.isFinite { return number }
+            case .not(let inner):
+                stack.append(inner)
+            case .and(let terms), .or(let terms):
+                stack.append(contentsOf: terms)
+            case .all, .like:
+                break
+            }
+        }
+        return nil
+    }
+
     /// The levels an `and` or `or` of `count` terms takes: one per grouping by ``groupSize``.
     public static func levels(forTerms count: Int) -> Int {
         var levels = 1
@@ -48,11 +69,18 @@ extension DocumentPredicate {
 }
 
 extension DocumentQuery {
-    /// Checks what a store checks before running the query: its predicate's depth.
+    /// Checks what a store checks before running the query: its predicate's depth, and that every number it compares
+    /// with is finite.
     ///
     /// - Throws: `PersistenceError.Kind.invalidQuery` when the predicate nests deeper than
-    ///   ``DocumentPredicate/maximumDepth``.
+    ///   ``DocumentPredicate/maximumDepth``, or compares with NaN or an infinity.
     public func checkRunnable() throws(PersistenceError) {
+        if let number = predicate.nonFiniteNumber {
+            throw PersistenceError(
+                .invalidQuery,
+                "the condition compares with \(number); queries compare finite numbers only, as documents hold only finite ones",
+                collection: collection)
+        }
         let depth = predicate.depth
         guard depth <= DocumentPredicate.maximumDepth else {
             throw PersistenceError(

@@ -271,6 +271,12 @@ struct QueryParser {
                 "unknown parameter $args.\(name)" + (known.isEmpty ? " (no args were given)" : " (given: \(known))"),
                 at: column)
         }
+        let numbers: [JSONValue] = if case .array(let elements) = value { elements } else { [value] }
+        for case .number(let number) in numbers where !number.isFinite {
+            throw error(
+                "$args.\(name) is \(number); queries compare finite numbers only, as documents hold only finite ones",
+                at: column)
+        }
         return value
     }
 

@@ -51,6 +51,27 @@ extension DocumentStoreConformance {
             try require(all.first { $0.id == "deepest" }?.body["nest"] == deepest, "512 levels read back whole")
         },
         DocumentStoreCheck(
+            "non-finite-query-values",
+            "a query comparing with NaN or an infinity — ==, !=, <, IN, contains, under not/and/or — is refused with invalidQuery, as documents holding one are"
+        ) { store in
+            try await store.upsert(["_id": "a", "price": 1], into: "items")
+            let price = try DocumentPath("price")
+            for number in [Double.nan, .infinity, -.infinity] {
+                for predicate: DocumentPredicate in [
+                    .compare(price, .notEqual, .number(number)), .compare(price, .less, .number(number)),
+                    .isIn(price, [.number(1), .number(number)]), .contains(try DocumentPath("tags"), .number(number)),
+                    .or([.all, .not(.compare(price, .equal, .number(number)))]),
+                ] {
+                    var query = try DocumentQuery(collection: "items")
+                    query.predicate = predicate  // past the initializer's own check: the store checks too
+                    let error = try await expectError(.invalidQuery, "\(predicate)") {
+                        _ = try await store.documents(matching: query)
+                    }
+                    try require(error.message.contains("\(number)"), "the error names the value: \(error)")
+                }
+            }
+        },
+        DocumentStoreCheck(
             "bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName"
         ) { store in
             for name in [

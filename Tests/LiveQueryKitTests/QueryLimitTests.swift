@@ -106,6 +106,32 @@ struct QueryLimitTests {
         #expect(!ors.isEmpty && ors.count < 60)
     }
 
+    @Test(
+        "NaN or an infinity as a query argument: a QueryError at the argument's column, on both stores alike (SQLite found 0 documents where memory found 3)"
+    )
+    func nonFiniteArgument() async throws {
+        for kind in TestStores.kinds {
+            let store = try TestStores.make(kind)
+            let items = store.collection("items")
+            for (index, price) in [1.0, 2, 3].enumerated() {
+                try await items.upsert(["_id": .string("d\(index)"), "price": .number(price)])
+            }
+            for number in [Double.nan, .infinity, -.infinity] {
+                for (text, args) in [
+                    ("price != $args.x", ["x": JSONValue.number(number)]),
+                    ("price IN $args.list", ["list": [1, .number(number)]]),
+                ] {
+                    let error = try #require(throws: QueryError.self, "\(kind): \(text) with \(number)") {
+                        try items.find(text, args: args).compiled()
+                    }
+                    #expect(error.message.contains("is \(number)"), "\(kind): \(error)")
+                    #expect(error.column == 10, "at $args: \(kind): \(error)")
+                }
+            }
+            #expect(try await items.find("price != $args.x", args: ["x": 2]).exec().count == 2, "\(kind)")
+        }
+    }
+
     @Test("A predicate built in code deeper than 16: invalidQuery on both stores, at construction and at run time")
     func deepPredicateInCode() async throws {
         var predicate = DocumentPredicate.compare(try DocumentPath("n"), .equal, .number(1))
