@@ -6,18 +6,42 @@ extension DocumentPredicate {
     /// of the heaviest conditions fill it). Every store refuses a deeper predicate alike, with
     /// `PersistenceError.Kind.invalidQuery`, before running anything.
     ///
-    /// How many terms an `and` or `or` holds, and how many values an `isIn` lists, is not limited — but an `and` or
-    /// `or` of more than ``groupSize`` terms is evaluated in groups of groups, and counts as one more level for each
-    /// (two up to 4,096 terms, three up to 262,144).
+    /// An `and` or `or` of more than ``groupSize`` terms is evaluated in groups of groups, and counts as one more
+    /// level for each (two up to 4,096 terms); a predicate holds at most ``maximumConditions`` conditions in all, and
+    /// how many values an `isIn` lists is not bounded.
     public static let maximumDepth = 16
 
     /// How many terms of an `and` or `or` one level holds.
     public static let groupSize = 64
 
+    /// The most conditions — comparisons, memberships, `contains`, `like` — one predicate may hold: 4,096. SQLite
+    /// compiles each value it compares with as a constant, and looks every new constant up among those before it, so
+    /// a query's compilation takes time in the square of its conditions (10,000 take seconds, 40,000 over a minute).
+    /// Every store refuses more alike. Many values of one field make one condition: `isIn`, however long its list.
+    public static let maximumConditions = 4_096
+
     /// How deep `not`, `and` and `or` nest (0 for a single condition), measured without recursion: a predicate built
     /// in code may be deeper than the stack.
     public var depth: Int {
+        shape.depth
+    }
+
+    /// How many conditions the predicate holds (see ``maximumConditions``).
+    public var conditionCount: Int {
+        shape.conditions
+    }
+
+    /// The first number among the predicate's values that is not finite (NaN or an infinity), if any. No two stores
+    /// would compare with it alike — SQLite binds NaN as NULL — and no document holds one, so every store refuses it.
+    public var nonFiniteNumber: Double? {
+        shape.nonFinite
+    }
+
+    /// What a store checks, in one walk without recursion.
+    var shape: (depth: Int, conditions: Int, nonFinite: Double?) {
         var deepest = 0
+        var conditions = 0
+        var nonFinite: Double?
         var stack: [(predicate: DocumentPredicate, depth: Int)] = [(self, 0)]
         while let (predicate, depth) = stack.popLast() {
             switch predicate {
@@ -28,32 +52,19 @@ extension DocumentPredicate {
                 let levels = Self.levels(forTerms: terms.count)
                 deepest = max(deepest, depth + levels)
                 for term in terms { stack.append((term, depth + levels)) }
-            case .all, .compare, .isIn, .contains, .like:
-                break
-            }
-        }
-        return deepest
-    }
-
-    /// The first number among the predicate's values that is not finite (NaN or an infinity), if any. No two stores
-    /// would compare with it alike — SQLite binds NaN as NULL — and no document holds one, so every store refuses it.
-    public var nonFiniteNumber: Double? {
-        var stack = [self]
-        while let predicate = stack.popLast() {
-            switch predicate {
             case .compare(_, _, let value), .contains(_, let value):
-                if case .number(let number) = value, !number.isFinite { return number }
+                conditions += 1
+                if nonFinite == nil, case .number(let number) = value, !number.isFinite { nonFinite = number }
             case .isIn(_, let values):
-                for case .number(let number) in values where !number.isFinite { return number }
-            case .not(let inner):
-                stack.append(inner)
-            case .and(let terms), .or(let terms):
-                stack.append(contentsOf: terms)
-            case .all, .like:
+                conditions += 1
+                for case .number(let number) in values where nonFinite == nil && !number.isFinite { nonFinite = number }
+            case .like:
+                conditions += 1
+            case .all:
                 break
             }
         }
-        return nil
+        return (deepest, conditions, nonFinite)
     }
 
     /// The levels an `and` or `or` of `count` terms takes: one per grouping by ``groupSize``.
@@ -69,23 +80,30 @@ extension DocumentPredicate {
 }
 
 extension DocumentQuery {
-    /// Checks what a store checks before running the query: its predicate's depth, and that every number it compares
-    /// with is finite.
+    /// Checks what a store checks before running the query: its predicate's depth and number of conditions, and that
+    /// every number it compares with is finite.
     ///
     /// - Throws: `PersistenceError.Kind.invalidQuery` when the predicate nests deeper than
-    ///   ``DocumentPredicate/maximumDepth``, or compares with NaN or an infinity.
+    ///   ``DocumentPredicate/maximumDepth``, holds more than ``DocumentPredicate/maximumConditions`` conditions, or
+    ///   compares with NaN or an infinity.
     public func checkRunnable() throws(PersistenceError) {
-        if let number = predicate.nonFiniteNumber {
+        let shape = predicate.shape
+        if let number = shape.nonFinite {
             throw PersistenceError(
                 .invalidQuery,
                 "the condition compares with \(number); queries compare finite numbers only, as documents hold only finite ones",
                 collection: collection)
         }
-        let depth = predicate.depth
-        guard depth <= DocumentPredicate.maximumDepth else {
+        guard shape.conditions <= DocumentPredicate.maximumConditions else {
             throw PersistenceError(
                 .invalidQuery,
-                "the condition nests 'not', 'and' and 'or' \(depth) deep; at most \(DocumentPredicate.maximumDepth) is allowed",
+                "the condition holds \(shape.conditions) comparisons; at most \(DocumentPredicate.maximumConditions) are allowed (for many values of one field, use one IN list)",
+                collection: collection)
+        }
+        guard shape.depth <= DocumentPredicate.maximumDepth else {
+            throw PersistenceError(
+                .invalidQuery,
+                "the condition nests 'not', 'and' and 'or' \(shape.depth) deep; at most \(DocumentPredicate.maximumDepth) is allowed",
                 collection: collection)
         }
     }

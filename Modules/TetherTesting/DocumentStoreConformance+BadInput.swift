@@ -72,6 +72,29 @@ extension DocumentStoreConformance {
             }
         },
         DocumentStoreCheck(
+            "too-many-conditions",
+            "a predicate of 4,097 conditions is refused with invalidQuery, saying how many; 4,096 run, and an IN list of 10,000 values is one"
+        ) { store in
+            try await store.upsert(["_id": "a", "n": 4_095], into: "items")
+            let n = try DocumentPath("n")
+            func chain(_ count: Int) -> DocumentPredicate {
+                .or((0..<count).map { .compare(n, .equal, .number(Double($0))) })
+            }
+            var query = try DocumentQuery(collection: "items")
+            query.predicate = chain(DocumentPredicate.maximumConditions + 1)  // past the initializer's own check
+            let error = try await expectError(.invalidQuery, "4,097 conditions") {
+                _ = try await store.documents(matching: query)
+            }
+            try require(error.message.contains("4097 comparisons"), "the error says how many: \(error)")
+            let most = try await store.documents(
+                matching: DocumentQuery(collection: "items", predicate: chain(DocumentPredicate.maximumConditions)))
+            try require(most.map(\.id) == ["a"], "4,096 conditions run: \(most.map(\.id))")
+            let list = try await store.documents(
+                matching: DocumentQuery(
+                    collection: "items", predicate: .isIn(n, (0..<10_000).map { .number(Double($0)) })))
+            try require(list.map(\.id) == ["a"], "a long IN list is one condition: \(list.map(\.id))")
+        },
+        DocumentStoreCheck(
             "bad-collection-names", "collection names with SQL metacharacters, empty or too long: invalidCollectionName"
         ) { store in
             for name in [
