@@ -59,10 +59,10 @@ enum DatabaseInspection: Equatable {
         }
     }
 
-    /// Inspects `path`; `table` is the table that says the file is Tether's (`tether_documents`, `tether_entities`).
+    /// Inspects `path` as a file of `schema`.
     /// What is there is told by `stat` before anything opens it: opening a named pipe to read waits for a writer, for
     /// ever, and a device is no place for a database (SQLite would create its journal beside it).
-    static func inspect(_ path: String, expecting table: String, quickCheck: Bool) -> DatabaseInspection {
+    static func inspect(_ path: String, as schema: any TetherSchema.Type, quickCheck: Bool) -> DatabaseInspection {
         if let what = nonFile(at: path) { return .notAFile(what) }
         guard let handle = FileHandle(forReadingAtPath: path) else { return .new }
         let start = (try? handle.read(upToCount: header.count)) ?? nil
@@ -76,10 +76,16 @@ enum DatabaseInspection: Equatable {
         do {
             let queue = try DatabaseQueue(path: path, configuration: configuration)
             defer { try? queue.close() }
-            tables = try queue.read { db in
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+            let applicationID: Int32
+            (tables, applicationID) = try queue.read { db in
+                (
+                    try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name"),
+                    try Int32.fetchOne(db, sql: "PRAGMA application_id") ?? 0
+                )
             }
-            guard tables.isEmpty || tables.contains(table) else { return .foreign(tables: tables) }
+            // Another program's id — or none, and a table that is not ours: someone else's file.
+            guard applicationID == schema.applicationID || (applicationID == 0 && schema.tables.isSuperset(of: tables))
+            else { return .foreign(tables: tables) }
             guard quickCheck else { return .tether }
             let report = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check") }
             return report == ["ok"]
@@ -93,7 +99,7 @@ enum DatabaseInspection: Equatable {
             }
             // SQLite refuses the file (a cut file is "malformed" before the schema can be read). The schema is
             // plain text in the first page, which says whose the file is, even so.
-            return firstPage(of: path, contains: "CREATE TABLE \(table)")
+            return firstPage(of: path, contains: "CREATE TABLE \(schema.table)")
                 ? .damaged("\(error)") : .unreadable("\(error)")
         }
     }

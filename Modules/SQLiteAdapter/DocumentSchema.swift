@@ -1,9 +1,35 @@
 import GRDB
 
+/// What makes a file one of Tether's: the table its schema is named by, every table its migrations create, and the
+/// application id its last migration sets in the file's header (`PRAGMA application_id`). A file is opened only when
+/// its id is this one — or, written by a version before the id, when it holds no table but these.
+protocol TetherSchema: Sendable {
+    static var table: String { get }
+    static var tables: Set<String> { get }
+    static var applicationID: Int32 { get }
+    static var migrator: DatabaseMigrator { get }
+}
+
+extension TetherSchema {
+    /// The migration that marks the file as this schema's.
+    static func registerApplicationID(in migrator: inout DatabaseMigrator, as name: String) {
+        let applicationID = applicationID
+        migrator.registerMigration(name) { db in
+            try db.execute(sql: "PRAGMA application_id = \(applicationID)")
+        }
+    }
+}
+
 /// The document store's schema, created and upgraded by GRDB's `DatabaseMigrator`. Migrations are only ever
 /// appended: a file written by an older version is upgraded in place when it is opened.
-enum DocumentSchema {
+enum DocumentSchema: TetherSchema {
     static let table = "tether_documents"
+    static let tables: Set<String> = [
+        table, "tether_meta", "tether_change_log", "tether_change_log_readers", "tether_indexes", "grdb_migrations",
+        "sqlite_stat1",
+    ]
+    /// "TETD".
+    static let applicationID: Int32 = 0x5445_5444
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -60,13 +86,17 @@ enum DocumentSchema {
                     );
                     """)
         }
+        registerApplicationID(in: &migrator, as: "v5: application id")
         return migrator
     }
 }
 
 /// The entity cache's schema.
-enum EntityCacheSchema {
+enum EntityCacheSchema: TetherSchema {
     static let table = "tether_entities"
+    static let tables: Set<String> = [table, "grdb_migrations", "sqlite_stat1"]
+    /// "TETC".
+    static let applicationID: Int32 = 0x5445_5443
 
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
@@ -81,6 +111,7 @@ enum EntityCacheSchema {
                     ) WITHOUT ROWID;
                     """)
         }
+        registerApplicationID(in: &migrator, as: "v2: application id")
         return migrator
     }
 }

@@ -5,19 +5,19 @@ import PersistenceKit
 import TetherClock
 
 /// Opening a `DatabasePool` the way both the store and the cache do: file checks first (0600, directory), then —
-/// before anything can write — a read-only inspection (an SQLite database, Tether's tables named by `table` or
-/// none, the optional quick check), then WAL, busy timeout, the `tether_like` function and migrations. A file that
+/// before anything can write — a read-only inspection (an SQLite database of `schema`'s, by its application id or its
+/// tables, or an empty one; the optional quick check), then WAL, busy timeout, the `tether_like` function and migrations. A file that
 /// fails the inspection is refused and left byte for byte as it was.
 enum SQLiteDatabase {
     static func open(
-        path: String, configuration: SQLiteConfiguration, migrator: DatabaseMigrator, expecting table: String,
+        path: String, configuration: SQLiteConfiguration, schema: any TetherSchema.Type,
         inspected: DatabaseInspection? = nil, busyWait: BusyWait? = nil
     ) throws(PersistenceError) -> DatabasePool {
         // A caller that has inspected the file already passes what it found: the quick check reads the whole file.
         let inspection =
             inspected
-            ?? DatabaseInspection.inspect(path, expecting: table, quickCheck: configuration.checksIntegrityOnOpen)
-        if let refusal = inspection.refusal(path, role: table == EntityCacheSchema.table ? "cache" : "store") {
+            ?? DatabaseInspection.inspect(path, as: schema, quickCheck: configuration.checksIntegrityOnOpen)
+        if let refusal = inspection.refusal(path, role: schema == EntityCacheSchema.self ? "cache" : "store") {
             throw refusal
         }
         try DatabaseFile.prepare(path)
@@ -31,7 +31,7 @@ enum SQLiteDatabase {
         }
         do {
             let pool = try DatabasePool(path: path, configuration: grdb)
-            try migrator.migrate(pool)
+            try schema.migrator.migrate(pool)
             return pool
         } catch {
             throw PersistenceError.mapping(error, file: path)

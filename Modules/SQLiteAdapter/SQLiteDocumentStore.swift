@@ -50,8 +50,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         self.path = path
         busyWait = BusyWait(timeout: configuration.busyTimeout)
         pool = try SQLiteDatabase.open(
-            path: path, configuration: configuration, migrator: DocumentSchema.migrator,
-            expecting: DocumentSchema.table, busyWait: busyWait)
+            path: path, configuration: configuration, schema: DocumentSchema.self, busyWait: busyWait)
         self.configuration = configuration
         unreadable = UnreadableRows(logger: configuration.logger, file: path)
         let opened: UInt64

@@ -36,7 +36,7 @@ public final class SQLiteEntityCache: EntityCache {
         // Only a file that is recognisably a Tether cache — its schema says so — is ever moved aside; anything else
         // at the path (another database, a text file, a file whose schema cannot be read) is refused, untouched.
         let inspection = DatabaseInspection.inspect(
-            path, expecting: EntityCacheSchema.table, quickCheck: configuration.checksIntegrityOnOpen)
+            path, as: EntityCacheSchema.self, quickCheck: configuration.checksIntegrityOnOpen)
         if case .damaged(let report) = inspection {
             let aside = try DatabaseFile.moveAside(path)
             moved.append(aside)
@@ -49,8 +49,8 @@ public final class SQLiteEntityCache: EntityCache {
                 refusal.message + " — only a file recognisably Tether's cache is ever replaced", file: path)
         }
         let opened = try SQLiteDatabase.open(
-            path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
-            expecting: EntityCacheSchema.table, inspected: moved.isEmpty ? inspection : .new)
+            path: path, configuration: configuration, schema: EntityCacheSchema.self,
+            inspected: moved.isEmpty ? inspection : .new)
         pool = LockedValue(opened)
         movedAside.withLock { $0 = moved }
         LifetimeTracking.made(self, "SQLite entity cache \(path)")
@@ -146,8 +146,7 @@ public final class SQLiteEntityCache: EntityCache {
             "the cache file was damaged; moved it aside and started an empty cache",
             metadata: ["file": "\(path)", "movedTo": "\(aside)", "error": "\(error.message)"])
         let fresh = try SQLiteDatabase.open(
-            path: path, configuration: configuration, migrator: EntityCacheSchema.migrator,
-            expecting: EntityCacheSchema.table)
+            path: path, configuration: configuration, schema: EntityCacheSchema.self)
         pool.withLock { $0 = fresh }
     }
 }

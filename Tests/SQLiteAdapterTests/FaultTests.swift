@@ -222,6 +222,48 @@ struct FaultTests {
     }
 
     @Test(
+        "Another program's database with a table named like ours, or with an application id of its own, is refused and left byte for byte; a store from before the id opens and gets it"
+    )
+    func foreignDatabaseWithOurTableName() async throws {
+        try await TemporaryDirectory.with { directory in
+            // Our table's name beside one of its own: someone else's file, whatever the names say.
+            let lookalike = directory.file("lookalike.sqlite")
+            try executeSQL(
+                at: lookalike,
+                "CREATE TABLE tether_documents (rowid INTEGER PRIMARY KEY, body TEXT)",
+                "CREATE TABLE accounts (id INTEGER PRIMARY KEY)")
+            // Only our table, but the header names another application.
+            let claimed = directory.file("claimed.sqlite")
+            try executeSQL(
+                at: claimed, "CREATE TABLE tether_entities (key TEXT PRIMARY KEY, body BLOB)",
+                "PRAGMA application_id = 42")
+            for (path, open) in [
+                (lookalike, { _ = try SQLiteDocumentStore(path: lookalike) }),
+                (claimed, { _ = try SQLiteEntityCache(path: claimed) }),
+            ] as [(String, () throws -> Void)] {
+                let before = try Data(contentsOf: URL(fileURLWithPath: path))
+                let error = try #require(throws: PersistenceError.self, "\(path)") { try open() }
+                #expect(error.kind == .foreignFile, "\(path): \(error)")
+                #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(path) must be untouched")
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+            #expect(names == ["claimed.sqlite", "lookalike.sqlite"], "nothing beside them: \(names)")
+            // A store written before the application id: it holds only our tables, opens, and is marked.
+            let older = directory.file("older.sqlite")
+            let store = try SQLiteDocumentStore(path: older)
+            try await store.upsert(["_id": "a"], into: "items")
+            try store.close()
+            try executeSQL(
+                at: older, "PRAGMA application_id = 0",
+                "DELETE FROM grdb_migrations WHERE identifier = 'v5: application id'")
+            let reopened = try SQLiteDocumentStore(path: older)
+            #expect(try await reopened.document(id: "a", in: "items") != nil)
+            try reopened.close()
+            #expect(try applicationID(of: older) == 0x5445_5444)
+        }
+    }
+
+    @Test(
         "Twelve ways to damage a store: opening refuses with corrupt, and leaves the file byte for byte (GRDB's setup once wrote to it)"
     )
     func damagedStoreUntouched() async throws {
