@@ -23,6 +23,15 @@ extension TransportConformanceSuite {
             try require(within.status == 200, "two redirects under a limit of two ended with \(within.status)")
         },
         ConformanceCheck(
+            "redirect-loop", "a URL that redirects to itself gives tooManyRedirects under the default policy"
+        ) {
+            context in
+            let transport = try await context.transport()
+            try await expectFailure(
+                transport, TransportRequest(url: context.host.url("/loop"), timeout: .seconds(10)),
+                kinds: [.tooManyRedirects], within: .seconds(10))
+        },
+        ConformanceCheck(
             "redirects-not-followed", "under .never the 3xx response comes back as it is, Location included"
         ) { context in
             let transport = try await context.transport(ConformanceOptions(redirects: .never))

@@ -18,6 +18,7 @@ public import TransportKit
 /// | `/slow/{milliseconds}` | 200 `slow` after the delay |
 /// | `/redirect/{n}` | 302 to `/redirect/{n-1}`; `/redirect/0` is 200 `arrived` |
 /// | `/redirect-to?url={percent-encoded URL}` | 302 to that URL (another origin, as `localhost` for `127.0.0.1`) |
+/// | `/loop` | 302 to `/loop`, for ever |
 /// | `/misbehave/{name}` | a ``Misbehaviour``; only the misbehaving peer carries it out |
 public struct ConformanceEndpoints: Sendable {
     /// Attempt counts and connection events, shared by every host serving these endpoints.
@@ -105,6 +106,8 @@ public struct ConformanceEndpoints: Sendable {
             guard let remaining = Int(segments[1]), remaining >= 0 else { return .respond(.badRequest(path)) }
             if remaining == 0 { return .respond(ConformanceReply(status: 200, body: Data("arrived".utf8))) }
             return .respond(ConformanceReply(status: 302, headers: ["Location": "/redirect/\(remaining - 1)"]))
+        case ("loop", 1):
+            return .respond(ConformanceReply(status: 302, headers: ["Location": "/loop"]))
         case ("redirect-to", 1):
             guard let target = query["url"]?.removingPercentEncoding, !target.isEmpty else {
                 return .respond(.badRequest(path))
