@@ -483,6 +483,16 @@ let package = Package(
     ]
 )
 
+// Instruction counts of the hot paths, guarded in CI (Scripts/check-instructions.sh), declared only on demand:
+//   TETHER_INSTRUCTIONS=1 swift build -c release --product tether-instructions
+if Context.environment["TETHER_INSTRUCTIONS"] != nil {
+    package.targets.append(
+        .executableTarget(
+            name: "tether-instructions",
+            dependencies: ["ResourceKit", "TransportKit", "TetherClock"], path: "Benchmarks/InstructionCounts",
+            exclude: ["baseline.tsv"]))
+}
+
 // Documentation (DocC), only when asked — CI's normal build does not fetch or build the plugin:
 //   TETHER_DOCS=1 swift package --scratch-path .build-docs generate-documentation --target OwnershipKit …
 // Scripts/docs.sh builds every module's documentation and fails on any warning.
