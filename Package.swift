@@ -174,7 +174,7 @@ let package = Package(
         .target(
             name: "TetherInspector",
             dependencies: [
-                "ResourceKit", "LiveQueryKit", "OwnershipKit", "PipelineKit", "TetherClock",
+                "ResourceKit", "LiveQueryKit", "OwnershipKit", "TetherClock",
                 "TetherConcurrency", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -124,7 +124,7 @@ struct TetherSample: AsyncParsableCommand {
         let application = SampleApplication(
             pipeline: pipeline, settings: settings, server: server, console: console, configurationFile: config,
             reportPath: report, soak: soak.map { .seconds($0) },
-            inspector: inspect ? try pipeline.inspector(port: inspectPort) : nil)
+            inspector: inspect ? try Self.inspector(watching: pipeline, port: inspectPort) : nil)
         let group = pipeline.serviceGroup(running: application, logger: Logger(label: "tether.sample"))
         await interrupts.hand(to: group)
         do {
@@ -139,5 +139,15 @@ struct TetherSample: AsyncParsableCommand {
         if let signal = interrupts.received { throw ExitCode(128 + signal.rawValue) }
         if application.interrupted.withLock({ $0 }) { throw ExitCode(130) }
         if !console.failures.isEmpty { throw ExitCode(1) }
+    }
+
+    /// An inspector on 127.0.0.1 watching every service of the pipeline by its name in the configuration, and the
+    /// store.
+    private static func inspector(watching pipeline: AssembledPipeline, port: Int) throws -> Inspector {
+        let inspector = try Inspector(
+            configuration: InspectorConfiguration(port: port), logger: Logger(label: "tether.inspector"))
+        for named in pipeline.services { inspector.watch(named.service, named: named.name) }
+        inspector.watch(pipeline.store, named: "store")
+        return inspector
     }
 }

@@ -20,9 +20,13 @@ enum InspectorSnippets {
         // end snippet
     }
 
-    static func pipeline(_ pipeline: AssembledPipeline, app: some ServiceLifecycle.Service) throws -> ServiceGroup {
+    static func pipeline(
+        _ pipeline: AssembledPipeline, app: some ServiceLifecycle.Service, logger: Logger
+    ) throws -> ServiceGroup {
         // snippet: Inspector.pipeline
-        let inspector = try pipeline.inspector(port: 7070)  // every service by its name, and the store
+        let inspector = try Inspector(configuration: InspectorConfiguration(port: 7070), logger: logger)
+        for named in pipeline.services { inspector.watch(named.service, named: named.name) }
+        inspector.watch(pipeline.store, named: "store")
         // end snippet
         return ServiceGroup(services: [inspector, app], logger: Logger(label: "app"))
     }
