@@ -12,7 +12,7 @@ public struct DeliveryConfiguration: Decodable, Sendable {
     public var resources: PluginChoice<ObservationDelivery>?
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case `default`, resources
     }
 

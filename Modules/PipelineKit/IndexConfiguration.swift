@@ -19,7 +19,7 @@ public struct IndexConfiguration: Decodable, Sendable {
     public var fields: [String]
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case collection, fields
     }
 

@@ -35,7 +35,7 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
     public var delivery: PluginChoice<ObservationDelivery>?
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case name, collection, query, args, sort, limit, offset, delivery
     }
 

@@ -13,7 +13,7 @@ public struct MemoryPressureConfiguration: Decodable, Sendable {
     public var countLimit: Int
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case source
         case countLimit = "count_limit"
     }

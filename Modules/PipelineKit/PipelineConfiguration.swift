@@ -35,7 +35,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
     public var environment: [String: String]
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case services, persistence
         case memoryPressure = "memory_pressure"
         case delivery

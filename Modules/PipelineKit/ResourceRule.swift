@@ -33,7 +33,7 @@ public struct ResourceRule: Decodable, Sendable {
     public var stages: [PluginChoice<ResponseStage>]
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case pattern, regex, methods, expiry
         case retryAfter = "retry_after"
         case timeout, headers, cache, stages

@@ -20,7 +20,7 @@ public struct RetrySettings: Decodable, Sendable, Hashable {
     }
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case attempts
         case maxTotalTime = "max_total_time"
         case initialBackoff = "initial_backoff"

@@ -41,7 +41,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
     public var resources: [ResourceRule]
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case baseURL = "base_url"
         case transport, retry
         case requestTimeout = "request_timeout"
@@ -132,7 +132,7 @@ public struct CacheSettings: Decodable, Sendable, Hashable {
     public var key: Key
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case enabled, key
     }
 

@@ -6,22 +6,22 @@ import TetherConcurrency
 /// ```yaml
 /// delivery: { type: deliver-on-queue, queue: ui }   # observers naming the same queue share it
 /// ```
-public struct DeliveryQueueSettings: Decodable, Sendable {
+package struct DeliveryQueueSettings: Decodable, Sendable {
     /// The queue's name; observers naming the same one share one serial queue. Nil gives each observer its own.
-    public var queue: String?
+    package var queue: String?
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    package enum CodingKeys: String, CodingKey, CaseIterable {
         case queue
     }
 
     /// A queue per observer.
-    public init(queue: String? = nil) {
+    package init(queue: String? = nil) {
         self.queue = queue
     }
 
     /// Decodes the settings.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         queue = try settings.decode(.queue, as: String.self)
         if let queue, queue.isEmpty { try settings.invalid(.queue, "a queue name cannot be empty") }
@@ -48,15 +48,15 @@ enum NamedQueues {
 }
 
 /// `type: immediate` — results are handed over in the writer's wake, one at a time, never nested.
-public struct ImmediateDeliveryPlugin: PipelinePlugin {
+package struct ImmediateDeliveryPlugin: PipelinePlugin {
     /// "immediate".
-    public let type = "immediate"
+    package let type = "immediate"
     /// Makes the plugin.
-    public init() {}
+    package init() {}
     /// No queue.
-    public var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
+    package var defaultSettings: MemoryPersistencePlugin.Settings { .init() }
     /// Immediate delivery.
-    public func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws
+    package func make(_ settings: MemoryPersistencePlugin.Settings, context: AssemblyContext) throws
         -> ObservationDelivery
     {
         ObservationDelivery(.immediate)
@@ -65,30 +65,30 @@ public struct ImmediateDeliveryPlugin: PipelinePlugin {
 
 /// `type: next-signal` — Ditto's back pressure: nothing more is delivered until the handler calls `signalNext()`,
 /// then only the latest result, if it changed. The default.
-public struct NextSignalDeliveryPlugin: PipelinePlugin {
+package struct NextSignalDeliveryPlugin: PipelinePlugin {
     /// "next-signal".
-    public let type = "next-signal"
+    package let type = "next-signal"
     /// Makes the plugin.
-    public init() {}
+    package init() {}
     /// A queue per observer.
-    public var defaultSettings: DeliveryQueueSettings { .init() }
+    package var defaultSettings: DeliveryQueueSettings { .init() }
     /// Next-signal delivery.
-    public func make(_ settings: DeliveryQueueSettings, context: AssemblyContext) throws -> ObservationDelivery {
+    package func make(_ settings: DeliveryQueueSettings, context: AssemblyContext) throws -> ObservationDelivery {
         ObservationDelivery(.nextSignal, queue: settings.dispatchQueue())
     }
 }
 
 /// `type: deliver-on-queue` — results are handed over on a queue, one at a time, the latest while the handler was
 /// busy.
-public struct DeliverOnQueuePlugin: PipelinePlugin {
+package struct DeliverOnQueuePlugin: PipelinePlugin {
     /// "deliver-on-queue".
-    public let type = "deliver-on-queue"
+    package let type = "deliver-on-queue"
     /// Makes the plugin.
-    public init() {}
+    package init() {}
     /// A queue per observer.
-    public var defaultSettings: DeliveryQueueSettings { .init() }
+    package var defaultSettings: DeliveryQueueSettings { .init() }
     /// Delivery on the queue.
-    public func make(_ settings: DeliveryQueueSettings, context: AssemblyContext) throws -> ObservationDelivery {
+    package func make(_ settings: DeliveryQueueSettings, context: AssemblyContext) throws -> ObservationDelivery {
         ObservationDelivery(.deliverOnQueue, queue: settings.dispatchQueue())
     }
 }

@@ -15,36 +15,36 @@ import TransportKit
 ///       delay: 50ms
 /// ```
 /// A request with no route fails as the in-memory transport does, with a clear error naming the URL.
-public struct InMemoryTransportPlugin: PipelinePlugin {
+package struct InMemoryTransportPlugin: PipelinePlugin {
     /// "in-memory".
-    public let type = "in-memory"
+    package let type = "in-memory"
 
     /// One scripted answer.
-    public struct Route: Decodable, Sendable {
+    package struct Route: Decodable, Sendable {
         /// The absolute URL it answers.
-        public var url: String
+        package var url: String
         /// The method it answers; nil for all.
-        public var method: String?
+        package var method: String?
         /// The status.
-        public var status: Int
+        package var status: Int
         /// The body.
-        public var body: String
+        package var body: String
         /// The `Content-Type`.
-        public var contentType: String?
+        package var contentType: String?
         /// More header fields.
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// How long before the answer.
-        public var delay: Duration
+        package var delay: Duration
 
         /// The keys.
-        public enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case url, method, status, body
             case contentType = "content_type"
             case headers, delay
         }
 
         /// Decodes a route; `url` is required.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let settings = try decoder.settings(CodingKeys.self)
             url = try settings.require(.url, as: String.self) ?? ""
             if settings.contains(.url),
@@ -63,35 +63,35 @@ public struct InMemoryTransportPlugin: PipelinePlugin {
     }
 
     /// The plugin's settings.
-    public struct Settings: Decodable, Sendable {
+    package struct Settings: Decodable, Sendable {
         /// The scripted answers.
-        public var routes: [Route]
+        package var routes: [Route]
 
         /// The keys.
-        public enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case routes
         }
 
         /// No routes.
-        public init() {
+        package init() {
             routes = []
         }
 
         /// Decodes the settings.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             let settings = try decoder.settings(CodingKeys.self)
             routes = try settings.decodeList(.routes, as: Route.self)
         }
     }
 
     /// Makes the plugin.
-    public init() {}
+    package init() {}
 
     /// No routes.
-    public var defaultSettings: Settings { Settings() }
+    package var defaultSettings: Settings { Settings() }
 
     /// Makes a transport answering the routes.
-    public func make(_ settings: Settings, context: AssemblyContext) throws -> TransportComponent {
+    package func make(_ settings: Settings, context: AssemblyContext) throws -> TransportComponent {
         let transport = InMemoryTransport()
         for route in settings.routes {
             var headers = HTTPHeaders()

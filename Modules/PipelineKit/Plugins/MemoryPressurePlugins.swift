@@ -1,23 +1,23 @@
 import Logging
-public import MemoryPressureKit
+package import MemoryPressureKit
 
 /// `type: manual` — pressure only when the application signals it (`Pipeline.simulateMemoryPressure(_:)` works
 /// whatever the source).
-public struct ManualPressurePlugin: PipelinePlugin {
+package struct ManualPressurePlugin: PipelinePlugin {
     /// "manual".
-    public let type = "manual"
+    package let type = "manual"
 
     /// No settings.
-    public typealias Settings = MemoryPersistencePlugin.Settings
+    package typealias Settings = MemoryPersistencePlugin.Settings
 
     /// Makes the plugin.
-    public init() {}
+    package init() {}
 
     /// No settings.
-    public var defaultSettings: Settings { Settings() }
+    package var defaultSettings: Settings { Settings() }
 
     /// A manual source.
-    public func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
+    package func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
         MemoryPressureComponent(ManualMemoryPressureSource())
     }
 }
@@ -28,17 +28,17 @@ public struct ManualPressurePlugin: PipelinePlugin {
 /// ```yaml
 /// source: { type: linux-psi, stall: 150ms, window: 2s, polling_interval: 1s, avg10_threshold: 10 }
 /// ```
-public struct PSIPressurePlugin: PipelinePlugin {
+package struct PSIPressurePlugin: PipelinePlugin {
     /// "linux-psi".
-    public let type = "linux-psi"
+    package let type = "linux-psi"
 
     /// The settings, with RegistryKit's defaults.
-    public struct Settings: Decodable, Sendable {
+    package struct Settings: Decodable, Sendable {
         /// The source's configuration.
-        public var configuration: PSIMemoryPressureSource.Configuration
+        package var configuration: PSIMemoryPressureSource.Configuration
 
         /// The keys.
-        public enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case path, stall, window
             case usesTrigger = "uses_trigger"
             case pollingInterval = "polling_interval"
@@ -46,12 +46,12 @@ public struct PSIPressurePlugin: PipelinePlugin {
         }
 
         /// RegistryKit's defaults: a 150 ms stall in 2 s, polling every second at 10 %.
-        public init() {
+        package init() {
             configuration = PSIMemoryPressureSource.Configuration()
         }
 
         /// Decodes the settings; the window must be 500 ms to 10 s (the kernel's bounds).
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             self.init()
             let settings = try decoder.settings(CodingKeys.self)
             configuration.path = try settings.decode(.path, as: String.self)
@@ -75,13 +75,13 @@ public struct PSIPressurePlugin: PipelinePlugin {
     }
 
     /// Makes the plugin.
-    public init() {}
+    package init() {}
 
     /// RegistryKit's defaults.
-    public var defaultSettings: Settings { Settings() }
+    package var defaultSettings: Settings { Settings() }
 
     /// A PSI source.
-    public func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
+    package func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
         var logger = context.logger
         logger[metadataKey: "part"] = "memory-pressure"
         return MemoryPressureComponent(PSIMemoryPressureSource(configuration: settings.configuration, logger: logger))
@@ -93,29 +93,29 @@ public struct PSIPressurePlugin: PipelinePlugin {
 /// ```yaml
 /// source: { type: resident-limit, resident: 512MB, interval: 1s }      # or cgroup_fraction: 0.9
 /// ```
-public struct ResidentLimitPressurePlugin: PipelinePlugin {
+package struct ResidentLimitPressurePlugin: PipelinePlugin {
     /// "resident-limit".
-    public let type = "resident-limit"
+    package let type = "resident-limit"
 
     /// The settings: exactly one of `resident` and `cgroup_fraction`.
-    public struct Settings: Decodable, Sendable {
+    package struct Settings: Decodable, Sendable {
         /// The source's configuration.
-        public var configuration: ResidentMemoryPressureSource.Configuration
+        package var configuration: ResidentMemoryPressureSource.Configuration
 
         /// The keys.
-        public enum CodingKeys: String, CodingKey, CaseIterable {
+        package enum CodingKeys: String, CodingKey, CaseIterable {
             case resident
             case cgroupFraction = "cgroup_fraction"
             case interval
         }
 
         /// 90 % of the cgroup's limit, checked every second.
-        public init() {
+        package init() {
             configuration = .init(limit: .cgroupFraction(0.9))
         }
 
         /// Decodes the settings.
-        public init(from decoder: any Decoder) throws {
+        package init(from decoder: any Decoder) throws {
             self.init()
             let settings = try decoder.settings(CodingKeys.self)
             switch (settings.contains(.resident), settings.contains(.cgroupFraction)) {
@@ -141,13 +141,13 @@ public struct ResidentLimitPressurePlugin: PipelinePlugin {
     }
 
     /// Makes the plugin.
-    public init() {}
+    package init() {}
 
     /// 90 % of the cgroup's limit.
-    public var defaultSettings: Settings { Settings() }
+    package var defaultSettings: Settings { Settings() }
 
     /// A resident-memory source.
-    public func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
+    package func make(_ settings: Settings, context: AssemblyContext) throws -> MemoryPressureComponent {
         var logger = context.logger
         logger[metadataKey: "part"] = "memory-pressure"
         return MemoryPressureComponent(

@@ -14,7 +14,7 @@ public struct StageSettings: Decodable, Sendable {
     public var replacesExisting: Bool
 
     /// The keys.
-    public enum CodingKeys: String, CodingKey, CaseIterable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case contentTypes = "content_types"
         case replacesExisting = "replace"
     }
@@ -39,15 +39,15 @@ public struct StageSettings: Decodable, Sendable {
 }
 
 /// `type: json` — parses JSON bodies to `JSONValue` at the parsing stage.
-public struct JSONStagePlugin: PipelinePlugin {
+package struct JSONStagePlugin: PipelinePlugin {
     /// "json".
-    public let type = "json"
+    package let type = "json"
     /// Makes the plugin.
-    public init() {}
+    package init() {}
     /// For `application/json` and `*/*+json`.
-    public var defaultSettings: StageSettings { .init() }
+    package var defaultSettings: StageSettings { .init() }
     /// The JSON transformer.
-    public func make(_ settings: StageSettings, context: AssemblyContext) throws -> ResponseStage {
+    package func make(_ settings: StageSettings, context: AssemblyContext) throws -> ResponseStage {
         ResponseStage(
             stage: .parsing, transformer: JSONTransformer(),
             contentTypes: settings.contentTypes ?? ["application/json", "*/*+json"],
@@ -56,15 +56,15 @@ public struct JSONStagePlugin: PipelinePlugin {
 }
 
 /// `type: text` — decodes text bodies to `String` (by their charset) at the decoding stage.
-public struct TextStagePlugin: PipelinePlugin {
+package struct TextStagePlugin: PipelinePlugin {
     /// "text".
-    public let type = "text"
+    package let type = "text"
     /// Makes the plugin.
-    public init() {}
+    package init() {}
     /// For `text/*`.
-    public var defaultSettings: StageSettings { .init() }
+    package var defaultSettings: StageSettings { .init() }
     /// The text transformer.
-    public func make(_ settings: StageSettings, context: AssemblyContext) throws -> ResponseStage {
+    package func make(_ settings: StageSettings, context: AssemblyContext) throws -> ResponseStage {
         ResponseStage(
             stage: .decoding, transformer: TextTransformer(), contentTypes: settings.contentTypes ?? ["text/*"],
             replacesExisting: settings.replacesExisting)
