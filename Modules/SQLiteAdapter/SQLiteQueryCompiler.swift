@@ -69,6 +69,15 @@ package struct SQLiteQueryCompiler {
         switch predicate {
         case .all:
             return "1"
+        case .compare(let path, let op, let literal) where Self.isID(path):
+            return compareID(op, literal)
+        case .isIn(let path, let literals) where Self.isID(path):
+            let ids = literals.compactMap { literal -> String? in
+                if case .string(let id) = literal { id } else { nil }
+            }
+            guard !ids.isEmpty else { return "0" }
+            arguments.append("[" + ids.map { ScalarValue.string($0).description }.joined(separator: ",") + "]")
+            return "(id IN (SELECT value FROM json_each(?)))"
         case .compare(let path, let op, let literal):
             switch op {
             case .equal: return equal(path, literal)
@@ -107,6 +116,20 @@ package struct SQLiteQueryCompiler {
             guard !predicates.isEmpty else { return "0" }
             return balanced(predicates[...], "OR")
         }
+    }
+
+    /// Whether `path` is `_id`: the row's own `id` column holds the same text (a document's `_id` is always a
+    /// non-empty string), so a condition on it reads no JSON — an id lookup is an index seek, not a parse of each
+    /// candidate's body.
+    static func isID(_ path: DocumentPath) -> Bool {
+        path.components == ["_id"]
+    }
+
+    /// A comparison of `_id` with `literal`, on the `id` column: only a string can equal or order with it.
+    mutating func compareID(_ op: ComparisonOperator, _ literal: ScalarValue) -> String {
+        guard case .string(let id) = literal else { return op == .notEqual ? "1" : "0" }
+        arguments.append(id)
+        return "(id \(op == .equal ? "=" : op.rawValue) ?)"
     }
 
     /// `(a OP b OP c …)`, in groups of `DocumentPredicate.groupSize` and groups of groups: SQLite parses a flat

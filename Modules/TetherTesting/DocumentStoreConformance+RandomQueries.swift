@@ -43,7 +43,8 @@ extension DocumentStoreConformance {
         [1, "a"], ["b"], [], [nil], [["a"]], ["x": 1], ["x": "a"],
     ]
 
-    fileprivate static let paths: [DocumentPath] = ["a", "b", "t", "n.x", "n", "missing"].map { path($0) }
+    /// `_id` too: SQLite answers conditions on it from its `id` column, not the document's JSON.
+    fileprivate static let paths: [DocumentPath] = ["a", "b", "t", "n.x", "n", "missing", "_id"].map { path($0) }
 }
 
 extension SeededRandom {
@@ -55,7 +56,7 @@ extension SeededRandom {
         pick([
             .null, .bool(true), .bool(false), .number(0), .number(1), .number(1.5), .number(-2), .number(10),
             .number(1e21), .string("1"), .string("a"), .string("A"), .string("b"), .string("é"), .string("e\u{301}"),
-            .string("a%b"), .string("ab"), .string(""), .string("Z"),
+            .string("a%b"), .string("ab"), .string(""), .string("Z"), .string("d1"), .string("d12"),
         ])
     }
 
