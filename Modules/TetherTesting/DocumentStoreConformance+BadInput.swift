@@ -62,11 +62,7 @@ extension DocumentStoreConformance {
                     .isIn(price, [.number(1), .number(number)]), .contains(try DocumentPath("tags"), .number(number)),
                     .or([.all, .not(.compare(price, .equal, .number(number)))]),
                 ] {
-                    var query = try DocumentQuery(collection: "items")
-                    query.predicate = predicate  // past the initializer's own check: the store checks too
-                    let error = try await expectError(.invalidQuery, "\(predicate)") {
-                        _ = try await store.documents(matching: query)
-                    }
+                    let error = try await refusal(of: predicate, in: store, "\(predicate)")
                     try require(error.message.contains("\(number)"), "the error names the value: \(error)")
                 }
             }
@@ -80,11 +76,8 @@ extension DocumentStoreConformance {
             func chain(_ count: Int) -> DocumentPredicate {
                 .or((0..<count).map { .compare(n, .equal, .number(Double($0))) })
             }
-            var query = try DocumentQuery(collection: "items")
-            query.predicate = chain(DocumentPredicate.maximumConditions + 1)  // past the initializer's own check
-            let error = try await expectError(.invalidQuery, "4,097 conditions") {
-                _ = try await store.documents(matching: query)
-            }
+            let error = try await refusal(
+                of: chain(DocumentPredicate.maximumConditions + 1), in: store, "4,097 conditions")
             try require(error.message.contains("4097 comparisons"), "the error says how many: \(error)")
             let most = try await store.documents(
                 matching: DocumentQuery(collection: "items", predicate: chain(DocumentPredicate.maximumConditions)))
@@ -128,4 +121,14 @@ extension DocumentStoreConformance {
             try require(back?.body == document, "round trip changed the document: \(String(describing: back?.body))")
         },
     ]
+
+    /// Runs `predicate` as a query `store` must refuse with `invalidQuery` before running it, and returns the error.
+    /// The predicate is set past `DocumentQuery`'s own check, since a store checks again.
+    fileprivate static func refusal(
+        of predicate: DocumentPredicate, in store: any DocumentStore, _ what: String
+    ) async throws -> PersistenceError {
+        var query = try DocumentQuery(collection: "items")
+        query.predicate = predicate
+        return try await expectError(.invalidQuery, what) { _ = try await store.documents(matching: query) }
+    }
 }
