@@ -177,6 +177,11 @@ public final class AssembledPipeline: Sendable {
                     service: application, successTerminationBehavior: .gracefullyShutdownGroup,
                     failureTerminationBehavior: .gracefullyShutdownGroup))
         }
+        // Last, so shut down first (a group shuts its services down in reverse): as shutdown begins, persistence ends
+        // the waits that would hold it up, before the application is asked to stop.
+        if let shutdownBegins = persistence.shutdownBegins {
+            services.append(.init(service: ShutdownBegins(action: shutdownBegins), successTerminationBehavior: .ignore))
+        }
         var configuration = ServiceGroupConfiguration(services: services, logger: logger)
         configuration.gracefulShutdownSignals = signals
         return ServiceGroup(configuration: configuration)
@@ -341,5 +346,17 @@ final class PressureResponder: Sendable {
 
     var statistics: (events: Int, resourcesReleased: Int) {
         counts.withLock { $0 }
+    }
+}
+
+/// Runs `action` once the service group begins to shut down, and ends.
+struct ShutdownBegins: ServiceLifecycle.Service, CustomStringConvertible {
+    let action: @Sendable () -> Void
+
+    var description: String { "shutdown watch" }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        action()
     }
 }

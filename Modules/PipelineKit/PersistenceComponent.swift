@@ -15,15 +15,19 @@ public struct PersistenceComponent: PipelineComponent, Sendable {
     public var lifecycle: (any ServiceLifecycle.Service)?
     /// Where the data lives, for logs and the sample's report ("SQLite: /path/store.sqlite").
     public var summary: String
+    /// Called as the pipeline's service group begins to shut down, before the application is stopped: ends the waits
+    /// that would hold the shutdown up (SQLite: a write waiting for another process's lock fails at once).
+    public var shutdownBegins: (@Sendable () -> Void)?
 
     /// Makes a component.
     public init(
         documents: any DocumentStore, entityCache: (any EntityCache)?, lifecycle: (any ServiceLifecycle.Service)? = nil,
-        summary: String
+        summary: String, shutdownBegins: (@Sendable () -> Void)? = nil
     ) {
         self.documents = documents
         self.entityCache = entityCache
         self.lifecycle = lifecycle
         self.summary = summary
+        self.shutdownBegins = shutdownBegins
     }
 }

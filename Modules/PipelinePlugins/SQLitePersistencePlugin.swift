@@ -119,7 +119,9 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         let summary =
             "SQLite: store \(storePath)" + (settings.followsOtherProcesses ? " (following other processes)" : "")
             + (cachePath.map { ", cache \($0)" } ?? ", no cache")
-        return PersistenceComponent(documents: store, entityCache: cache, lifecycle: lifecycle, summary: summary)
+        return PersistenceComponent(
+            documents: store, entityCache: cache, lifecycle: lifecycle, summary: summary,
+            shutdownBegins: { store.stopWaitingForLocks() })
     }
 }
 

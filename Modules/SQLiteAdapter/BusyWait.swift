@@ -34,6 +34,11 @@ package final class BusyWait: Sendable {
         isStopping.store(true, ordering: .releasing)
     }
 
+    /// Whether ``stop()`` was called.
+    var isStopped: Bool {
+        isStopping.load(ordering: .acquiring)
+    }
+
     /// Waits begun so far.
     package var waits: Int {
         waitsBegun.load(ordering: .relaxed)

@@ -167,14 +167,23 @@ public final class SQLiteDocumentStore: DocumentStore {
         }
     }
 
+    /// Ends every wait for another connection's lock, from now on: a write that finds the file locked fails at once
+    /// with `PersistenceError.Kind.closed` instead of waiting out the busy timeout. For a shutdown, before the
+    /// application's writers are stopped (a pipeline's service group does it as it begins to shut down); ``close()``
+    /// does it too.
+    public func stopWaitingForLocks() {
+        busyWait.stop()
+    }
+
     /// The error for a write that failed with `error`: `closed` when it gave up waiting for a lock because the store
-    /// was closing.
+    /// is closing or shutting down.
     private func mapping(_ error: DatabaseError) -> PersistenceError {
-        guard error.resultCode == .SQLITE_BUSY, isClosed.withLock({ $0 }) else {
+        guard error.resultCode == .SQLITE_BUSY, busyWait.isStopped else {
             return PersistenceError.mapping(error, file: path)
         }
         return PersistenceError(
-            .closed, "the store was closed while the write waited for another connection's lock; nothing was written",
+            .closed,
+            "the store is closing: the write gave up waiting for another connection's lock; nothing was written",
             file: path)
     }
 

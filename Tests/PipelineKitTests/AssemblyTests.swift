@@ -254,6 +254,54 @@ struct AssemblyTests {
         }
     }
 
+    @Test(
+        "As the service group shuts down, a write waiting for another process's lock (busy_timeout: 1h) fails with closed, and the group stops at once"
+    )
+    func shutdownEndsLockWait() async throws {
+        try await withTemporaryDirectory { directory in
+            let configuration = try load(
+                "persistence: { type: sqlite, store_path: store.sqlite, cache_path: null, busy_timeout: 1h }",
+                baseDirectory: directory)
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
+            let sqlite = try #require(pipeline.store.documents as? SQLiteDocumentStore)
+            // Another connection to the file keeps the write lock, inside its transaction, until released.
+            let holder = try SQLiteDocumentStore(path: directory.appendingPathComponent("store.sqlite").path)
+            let holding = LockedValue(false)
+            let release = DispatchSemaphore(value: 0)
+            let held = Task {
+                try await holder.write { transaction in
+                    try transaction.upsert(["_id": "held"], into: "items")
+                    holding.withLock { $0 = true }
+                    _ = release.wait(timeout: .now() + 60)
+                }
+            }
+            try await eventually(within: .seconds(10)) { holding.withLock { $0 } }
+            let failure = LockedValue<(any Error)?>(nil)
+            let app = ApplicationService {
+                do {
+                    _ = try await pipeline.store.collection("items").upsert(["_id": "waited"])
+                } catch {
+                    failure.withLock { $0 = error }
+                }
+            }
+            let group = pipeline.serviceGroup(running: app, logger: Logger(label: "test"))
+            let running = Task { try await group.run() }
+            try await eventually(within: .seconds(10)) { sqlite.busyWait.waits > 0 }
+            await group.triggerGracefulShutdown()
+            do {
+                try await eventually(within: .seconds(10)) { failure.withLock { $0 } != nil }
+            } catch {
+                Issue.record("the waiting write did not end within 10 s of the shutdown")
+            }
+            release.signal()
+            try await held.value
+            try await running.value
+            let error = try #require(failure.withLock { $0 } as? PersistenceError)
+            #expect(error.kind == .closed, "\(error)")
+            try holder.close()
+        }
+    }
+
     @Test("An empty configuration assembles with persistence in memory, and writes no file in its folder")
     func emptyConfigurationWritesNothing() async throws {
         try await withTemporaryDirectory { directory in
