@@ -6,7 +6,7 @@ import PersistenceKit
 /// and so writes its header), a read-only connection checks that it is an SQLite database, that its schema is
 /// Tether's (or empty), and — when asked — that `PRAGMA quick_check` passes.
 enum DatabaseInspection: Equatable {
-    /// No file, or an empty one: a new database.
+    /// No file, or an empty one Tether made: a new database.
     case new
     /// An SQLite database with Tether's tables (or none yet), sound as far as was checked.
     case tether
@@ -20,6 +20,8 @@ enum DatabaseInspection: Equatable {
     case unreadable(String)
     /// Something other than a regular file: a directory, a named pipe, a device, a socket (what it is, in words).
     case notAFile(String)
+    /// An empty file with other permissions than the 0600 Tether makes its files with: someone else's.
+    case emptyNotOurs(mode: Int)
     /// A file SQLite may not open, or not as it needs to — a read-only mount, a folder or a `-wal`/`-shm` file it may
     /// not write: nothing is known of its content, so it is neither damaged nor another program's.
     case inaccessible(readOnly: Bool, String)
@@ -51,6 +53,11 @@ enum DatabaseInspection: Equatable {
                 readOnly ? .readOnly : .cannotOpen,
                 "the file cannot be opened (\(reason))\(readOnly ? ": it, its folder or its -wal and -shm files cannot be written" : ""); it is left as it is",
                 file: path)
+        case .emptyNotOurs(let mode):
+            return PersistenceError(
+                .foreignFile,
+                "the file is empty but not one Tether made (mode \(String(mode, radix: 8)); Tether makes its files 0600); it is left as it is — delete it, and the \(role) is made there",
+                file: path)
         case .notAFile(let what):
             return PersistenceError(
                 .foreignFile,
@@ -67,7 +74,12 @@ enum DatabaseInspection: Equatable {
         guard let handle = FileHandle(forReadingAtPath: path) else { return .new }
         let start = (try? handle.read(upToCount: header.count)) ?? nil
         try? handle.close()
-        guard let start, !start.isEmpty else { return .new }
+        guard let start, !start.isEmpty else {
+            // Empty: one Tether made (0600, before SQLite wrote its first page — a crash in between leaves it so), or
+            // someone else's, which is not ours to fill.
+            if let mode = DatabaseFile.permissions(of: path), mode != 0o600 { return .emptyNotOurs(mode: mode) }
+            return .new
+        }
         guard Array(start) == header else { return .notSQLite }
         var configuration = Configuration()
         configuration.readonly = true

@@ -222,7 +222,7 @@ struct FaultTests {
     }
 
     @Test(
-        "Another program's database with a table named like ours, or with an application id of its own, is refused and left byte for byte; a store from before the id opens and gets it"
+        "Another program's database with a table named like ours, or an application id of its own, or an empty file of its own, is refused and left byte for byte; a store from before the id opens and gets it"
     )
     func foreignDatabaseWithOurTableName() async throws {
         try await TemporaryDirectory.with { directory in
@@ -246,8 +246,21 @@ struct FaultTests {
                 #expect(error.kind == .foreignFile, "\(path): \(error)")
                 #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before, "\(path) must be untouched")
             }
+            // An empty file someone else made (a `touch`: mode 0644) is not ours to fill; an empty one of ours (0600,
+            // left by a crash before SQLite's first write) is.
+            let touched = directory.file("touched.sqlite")
+            #expect(
+                FileManager.default.createFile(atPath: touched, contents: nil, attributes: [.posixPermissions: 0o644]))
+            let error = try #require(throws: PersistenceError.self) { try SQLiteEntityCache(path: touched) }
+            #expect(error.kind == .foreignFile, "\(error)")
+            #expect(error.message.contains("mode 644"), "\(error)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: touched)).isEmpty, "the empty file stays empty")
             let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-            #expect(names == ["claimed.sqlite", "lookalike.sqlite"], "nothing beside them: \(names)")
+            #expect(names == ["claimed.sqlite", "lookalike.sqlite", "touched.sqlite"], "nothing beside them: \(names)")
+            let ours = directory.file("ours.sqlite")
+            #expect(FileManager.default.createFile(atPath: ours, contents: nil, attributes: [.posixPermissions: 0o600]))
+            try SQLiteEntityCache(path: ours).writeEntity(
+                CachedEntity(body: Data("x".utf8), headers: [], timestamp: Date()), forKey: "k")
             // A store written before the application id: it holds only our tables, opens, and is marked.
             let older = directory.file("older.sqlite")
             let store = try SQLiteDocumentStore(path: older)
