@@ -278,7 +278,8 @@ let package = Package(
             path: "Tests/TetherConcurrencyTests"
         ),
         .testTarget(
-            name: "TetherClockTests", dependencies: ["TetherClock", "TetherTesting", "TetherTestingTraits"],
+            name: "TetherClockTests",
+            dependencies: ["TetherClock", "TetherConcurrency", "TetherTesting", "TetherTestingTraits"],
             path: "Tests/TetherClockTests"),
         .testTarget(
             name: "OwnershipKitTests",
