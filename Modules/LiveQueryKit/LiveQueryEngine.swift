@@ -194,6 +194,7 @@ final class LiveQueryEngine: Sendable {
             var statistics = state.statistics
             statistics.queries = state.evaluations.count
             statistics.observers = state.evaluations.values.reduce(0) { $0 + $1.schedule.members.count }
+            statistics.idleObservers = state.evaluations.values.reduce(0) { $0 + $1.schedule.idleCount }
             statistics.caughtUpCommit = state.catchUp.applied
             return statistics
         }

@@ -41,6 +41,9 @@ public struct LiveQueryStatistics: Sendable, Hashable, Codable {
     public var relevanceChecks = 0
     /// Observers registered now.
     public var observers = 0
+    /// Observers the engine knows to be idle now — the next result goes to them at once, and a commit is not held
+    /// back while one is: for a test to wait on before it commits.
+    package var idleObservers = 0
     /// Distinct queries observed now (identical queries share one evaluation).
     public var queries = 0
     /// Evaluations that failed (each delivered to the query's observers' `onError:`).

@@ -61,6 +61,9 @@ struct LiveQueryDeliveryMomentTests {
                 signal.withLock { $0 = signalNext }  // holds the signal: the next result waits
             }
             try await eventually { signal.withLock { $0 } != nil }
+            // The free observer idle in the engine's eyes before the commit (its first result handled, its idle signal
+            // taken): otherwise every observer is busy, and the change is held back in this case too.
+            try await eventually { store.statistics.idleObservers == (heldBack ? 0 : 1) }
             try await items.upsert(["_id": "b"])
             if heldBack {
                 // (Not waitForLiveQueries: that brings a held-back query up to date.)
