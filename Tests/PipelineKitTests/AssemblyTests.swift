@@ -266,16 +266,7 @@ struct AssemblyTests {
             let sqlite = try #require(pipeline.store.documents as? SQLiteDocumentStore)
             // Another connection to the file keeps the write lock, inside its transaction, until released.
             let holder = try SQLiteDocumentStore(path: directory.appendingPathComponent("store.sqlite").path)
-            let holding = LockedValue(false)
-            let release = DispatchSemaphore(value: 0)
-            let held = Task {
-                try await holder.write { transaction in
-                    try transaction.upsert(["_id": "held"], into: "items")
-                    holding.withLock { $0 = true }
-                    _ = release.wait(timeout: .now() + 60)
-                }
-            }
-            try await eventually(within: .seconds(10)) { holding.withLock { $0 } }
+            let lock = try await WriteLockHolder.hold(holder)
             let failure = LockedValue<(any Error)?>(nil)
             let app = ApplicationService {
                 do {
@@ -293,8 +284,7 @@ struct AssemblyTests {
             } catch {
                 Issue.record("the waiting write did not end within 10 s of the shutdown")
             }
-            release.signal()
-            try await held.value
+            try await lock.release()
             try await running.value
             let error = try #require(failure.withLock { $0 } as? PersistenceError)
             #expect(error.kind == .closed, "\(error)")

@@ -162,17 +162,7 @@ struct FaultTests {
             var patient = SQLiteConfiguration()
             patient.busyTimeout = .seconds(3600)
             let waiter = try SQLiteDocumentStore(path: path, configuration: patient)
-            // The holder keeps the write lock, inside its transaction on its writer's thread, until released.
-            let holding = LockedValue(false)
-            let release = DispatchSemaphore(value: 0)
-            let held = Task {
-                try await holder.write { transaction in
-                    try transaction.upsert(["_id": "held"], into: "items")
-                    holding.withLock { $0 = true }
-                    _ = release.wait(timeout: .now() + 60)
-                }
-            }
-            try await eventually(within: .seconds(10)) { holding.withLock { $0 } }
+            let lock = try await WriteLockHolder.hold(holder)
             let waited = Task { try await waiter.upsert(["_id": "waited"], into: "items") }
             try await eventually(within: .seconds(10)) { waiter.busyWait.waits > 0 }
             let closed = LockedValue(false)
@@ -185,8 +175,7 @@ struct FaultTests {
             } catch {
                 Issue.record("close() did not return within 10 s while a write waited for the lock")
             }
-            release.signal()
-            try await held.value
+            try await lock.release()
             let error = await #expect(throws: PersistenceError.self) { try await waited.value }
             #expect(error?.kind == .closed, "\(String(describing: error))")
             #expect(error?.file == path)
