@@ -65,6 +65,9 @@ let package = Package(
         .target(name: "TetherClock", dependencies: ["TetherConcurrency", "CTetherTimer"], path: "Modules/TetherClock"),
         // The Linux calls of TetherClock's timer thread that Glibc's module lacks (timerfd; C, no dependencies).
         .target(name: "CTetherTimer", path: "Modules/CTetherTimer"),
+        // Inflates gzip and deflate bodies for TransportKit with the platform's zlib (the library Foundation and
+        // libcurl decode with; its headers come with Swift's Linux dependencies, zlib1g-dev).
+        .target(name: "CTetherZlib", path: "Modules/CTetherZlib", linkerSettings: [.linkedLibrary("z")]),
 
         // MARK: Kits (no third-party dependencies)
         .target(name: "OwnershipKit", dependencies: ["TetherConcurrency"], path: "Modules/OwnershipKit"),
@@ -77,7 +80,9 @@ let package = Package(
         ),
         .target(
             name: "TransportKit",
-            dependencies: ["TetherConcurrency", "TetherClock", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TetherConcurrency", "TetherClock", "CTetherZlib", .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Modules/TransportKit"
         ),
         .target(name: "TetherJSON", path: "Modules/TetherJSON"),
@@ -637,6 +642,6 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
     }
 }
 
-for target in package.targets where target.name != "CTetherTimer" {
+for target in package.targets where !target.name.hasPrefix("CTether") {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
 }

@@ -94,7 +94,8 @@ public final class AsyncHTTPClientTransport: Transport, Service {
 
     /// Makes a transport on a client you own and shut down yourself (for instance `HTTPClient.shared`). The
     /// client's own timeouts, TLS and pool settings apply; `configuration` supplies the redirect policy, the size
-    /// limit and the logger.
+    /// limit and the logger. Leave the client's decompression off (AsyncHTTPClient's default): the transport
+    /// decodes the codings a request asks for itself, within the size limit.
     public init(client: HTTPClient, configuration: Configuration = Configuration()) {
         self.client = client
         self.ownsClient = false
@@ -243,8 +244,10 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         }
         guard let report else {
             let body = try await response.body.collect(upTo: configuration.maxResponseSize)
-            return TransportResponse(
-                status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView))
+            return try ContentCoding.decoded(
+                TransportResponse(
+                    status: Int(response.status.code), headers: headers, body: Data(body.readableBytesView)),
+                for: request, limit: configuration.maxResponseSize)
         }
         let expected = response.headers.first(name: "Content-Length").flatMap(Int64.init)
         report { counts in
@@ -261,7 +264,9 @@ public final class AsyncHTTPClientTransport: Transport, Service {
             body.append(contentsOf: piece.readableBytesView)
             report { $0.bytesReceived = Int64(body.count) }
         }
-        return TransportResponse(status: Int(response.status.code), headers: headers, body: body)
+        return try ContentCoding.decoded(
+            TransportResponse(status: Int(response.status.code), headers: headers, body: body), for: request,
+            limit: configuration.maxResponseSize)
     }
 
     /// `data` in buffers of at most `size` bytes.

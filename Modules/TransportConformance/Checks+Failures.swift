@@ -20,6 +20,18 @@ extension TransportConformanceSuite {
             }
         },
         ConformanceCheck(
+            "asked-coding",
+            "a body coded gzip as the request asked (Accept-Encoding: gzip) is handed over decoded, as URLSession does"
+        ) { context in
+            let transport = try await context.transport()
+            let request = TransportRequest(url: context.host.url("/gzip/100000"), headers: ["Accept-Encoding": "gzip"])
+            let response = try await send(transport, request)
+            try require(response.status == 200, "\(request): status \(response.status), expected 200")
+            try require(
+                response.body == Data(count: 100_000),
+                "\(request): the body is \(response.body.count) bytes, expected 100000 decoded zeros")
+        },
+        ConformanceCheck(
             "unasked-coding",
             "a body compressed though the request accepted only identity (a 256 MiB gzip bomb) gives malformedResponse at its head, nothing decompressed",
             heavy: true

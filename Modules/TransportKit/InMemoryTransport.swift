@@ -182,8 +182,11 @@ public final class InMemoryTransport: Transport {
         try await redirects.send(request) { try await exchange($0, progress: progress) }
     }
 
-    /// As on a wire: `Accept-Encoding: identity` unless the request names its own, and a reply coded in a way the
-    /// request did not accept refused at its head (``TransportKit/ContentCoding``).
+    /// The most a coded reply's body may decode to: the other transports' default response limit.
+    private static let maxDecodedSize = 256 << 20
+
+    /// As on a wire: `Accept-Encoding: identity` unless the request names its own, a reply coded in a way the
+    /// request did not accept refused at its head, and one coded as it asked decoded (``TransportKit/ContentCoding``).
     private func exchange(_ asked: TransportRequest, progress: TransportProgressHandler?) async throws
         -> TransportResponse
     {
@@ -230,7 +233,9 @@ public final class InMemoryTransport: Transport {
             throw TransportError(failure, request: request, message: "scripted failure: \(failure)")
         }
         if let refusal = ContentCoding.refusal(of: reply.headers, to: asked) { throw refusal }
-        return TransportResponse(status: reply.status, headers: reply.headers, body: reply.body)
+        return try ContentCoding.decoded(
+            TransportResponse(status: reply.status, headers: reply.headers, body: reply.body), for: request,
+            limit: Self.maxDecodedSize)
     }
 
     /// Reports the reply's body arriving piece by piece, `pieceInterval` apart.
