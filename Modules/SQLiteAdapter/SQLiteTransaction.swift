@@ -1,4 +1,5 @@
 import DocumentStoreKit
+import Foundation
 import GRDB
 import PersistenceKit
 import TetherJSON
@@ -17,8 +18,12 @@ struct SQLiteReader: DocumentReader {
         return try guarding(collection: collection, id: id) {
             let statement = try db.cachedStatement(
                 sql: "SELECT body FROM tether_documents WHERE collection = ? AND id = ?")
-            guard let body = try String.fetchOne(statement, arguments: [collection, id]) else { return nil }
-            return StoredDocument(validatedID: id, body: try Self.parse(body, collection: collection, id: id))
+            // The cursor stays alive while the row is parsed: the row reads SQLite's buffer, which the cursor owns.
+            let rows = try Row.fetchCursor(statement, arguments: [collection, id])
+            return try withExtendedLifetime(rows) { () -> StoredDocument? in
+                guard let row = try rows.next() else { return nil }
+                return StoredDocument(validatedID: id, body: try Self.parse(row, at: 0, collection: collection, id: id))
+            }
         }
     }
 
@@ -32,11 +37,10 @@ struct SQLiteReader: DocumentReader {
             var documents: [StoredDocument] = []
             while let row = try rows.next() {
                 let id: String = row[0]
-                let body: String = row[1]
                 do {
                     documents.append(
                         StoredDocument(
-                            validatedID: id, body: try Self.parse(body, collection: query.collection, id: id)))
+                            validatedID: id, body: try Self.parse(row, at: 1, collection: query.collection, id: id)))
                 } catch let error as PersistenceError where unreadable != nil {
                     // One bad row (written by another program, or by a version that allowed deeper documents) must
                     // not make its collection unreadable: it is left out and reported; `document(id:)` still names it.
@@ -80,9 +84,12 @@ struct SQLiteReader: DocumentReader {
         }
     }
 
-    static func parse(_ text: String, collection: String, id: String) throws -> JSONValue {
+    /// The document in column `index` of `row`, a row of a cursor: parsed from SQLite's own buffer, which holds
+    /// the text until the cursor moves on, so that a document is in memory twice at most while it is read (SQLite's
+    /// text and the parsed value), not three times.
+    static func parse(_ row: Row, at index: Int, collection: String, id: String) throws -> JSONValue {
         do {
-            return try JSONValue(parsing: text)
+            return try row.withUnsafeData(atIndex: index) { data in try JSONValue(parsing: data ?? Data()) }
         } catch {
             throw PersistenceError(
                 .corrupt, "the stored document is not valid JSON: \(error)", collection: collection, id: id,
