@@ -21,4 +21,6 @@ let benchmarks: @Sendable () -> Void = {
     parametersScenario(observers: 1_000, documents: 10_000, runs: 3, comparesGRDB: true)
     parametersScenario(observers: 10_000, documents: 100_000, runs: 3, comparesGRDB: false)
     handOverScenario(rounds: 100, documents: 10_000, runs: 5)
+    largeDocumentScenario(megabytes: 50, runs: 3)
+    followedCollectionScenario(count: 87_000, runs: 3)
 }
