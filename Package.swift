@@ -153,9 +153,8 @@ let package = Package(
         .target(
             name: "SQLiteAdapter",
             dependencies: [
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
-                "TetherConcurrency", "TetherClock",
-                .product(name: "GRDB", package: "GRDB.swift"),
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherConcurrency",
+                "TetherClock", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/SQLiteAdapter"

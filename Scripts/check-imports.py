@@ -6,6 +6,8 @@ SwiftPM lets a target import any module already built in the same build director
 here and breaks for a user who picks only some products (and hides a layering violation, such as production code
 importing a testing target). A declared dependency nothing imports makes a user build a module for nothing, and
 hides which way the layers really point. (Executable targets are exempt: a test declares one to have it built.)
+An adapter implements its role and nothing above it: a store or transport adapter never depends on the Kits built on
+its role (LiveQueryKit, ResourceKit, PipelineKit), which a user picks and composes with it.
 Run by .ci/run; no arguments.
 """
 import glob
@@ -42,6 +44,15 @@ for target in package["targets"]:
                                 f"{match.group(1)} without declaring it in Package.swift")
     for dependency in sorted(declared & ours - imported - {name.replace("-", "_") for name in executables}):
         problems.append(f"Package.swift: {target['name']} declares {dependency}, which none of its files imports")
+# Adapters and the Kits above their roles, which they must not depend on.
+above_roles = {"LiveQueryKit", "ResourceKit", "PipelineKit"}
+for target in package["targets"]:
+    if target["name"].endswith("Adapter"):
+        for dependency in target["dependencies"]:
+            for value in dependency.values():
+                if value[0] in above_roles:
+                    problems.append(f"Package.swift: {target['name']} depends on {value[0]}, a Kit built on its role; "
+                                    "compose them where they are used (Store(SQLiteDocumentStore(…)))")
 for problem in problems:
     print(problem)
 if problems:

@@ -19,7 +19,7 @@ func largeDocumentScenario(megabytes: Int, runs: Int) {
         let size = megabytes << 20
         for run in 0..<runs {
             let path = Fixture.directory() + "/large-\(UUID().uuidString).sqlite"
-            let store = try Store.sqlite(path: path)
+            let store = Store(try SQLiteDocumentStore(path: path))
             let documents = store.collection("documents")
             /// Records the peak above the resident size at the start of `phase`, in hundredths of the document.
             func measure<T>(_ index: Int, _ phase: () async throws -> T) async rethrows -> T {
@@ -95,7 +95,7 @@ func followedCollectionScenario(count: Int, runs: Int) {
         let summary = Runs("Followed collection")
         for run in 0..<runs {
             let path = Fixture.directory() + "/followed-\(UUID().uuidString).sqlite"
-            let store = try Store.sqlite(path: path)
+            let store = Store(try SQLiteDocumentStore(path: path))
             let documents = store.collection("documents")
             var bytes = 0
             for start in stride(from: 0, to: count, by: 1_000) {

@@ -18,7 +18,7 @@ func render(_ documents: [Document]) {}
 enum LiveQueryKitSnippets {
     static func makeStore(dataDirectory: String) throws -> (Store, Store) {
         // snippet: LiveQueryKit.make-store
-        let store = try Store.sqlite(path: "\(dataDirectory)/documents.sqlite")
+        let store = Store(try SQLiteDocumentStore(path: "\(dataDirectory)/documents.sqlite"))
         let scratch = Store.inMemory()
         // end snippet
         return (store, scratch)

@@ -8,7 +8,7 @@ import Synchronization
 
 let path = NSTemporaryDirectory() + "tether-pick-and-mix-\(UUID().uuidString).sqlite"
 defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-let store = try Store.sqlite(path: path)
+let store = Store(try SQLiteDocumentStore(path: path))
 let items = store.collection("items")
 var failures = 0
 
