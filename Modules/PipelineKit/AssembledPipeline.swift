@@ -46,11 +46,11 @@ public final class AssembledPipeline: Sendable {
     }
 
     /// Memory-pressure events so far (from the source or simulated), and how many resources they let go.
-    public struct MemoryPressureStatistics: Sendable, Hashable {
+    package struct MemoryPressureStatistics: Sendable, Hashable {
         /// Events handled.
-        public var events: Int
+        package var events: Int
         /// Resources released by the flushes those events caused.
-        public var resourcesReleased: Int
+        package var resourcesReleased: Int
     }
 
     /// The configuration it was assembled from.
@@ -60,7 +60,7 @@ public final class AssembledPipeline: Sendable {
     /// The store live queries run on.
     public let store: Store
     /// The persistence parts (store, cache, where they live).
-    public let persistence: PersistenceComponent
+    package let persistence: PersistenceComponent
     /// The persistent cache resources use, when persistence provides one.
     public let persistentCache: PersistentCache?
     /// How live queries are delivered unless they say otherwise.
@@ -68,11 +68,11 @@ public final class AssembledPipeline: Sendable {
     /// How resource observers should be delivered to (pass ``ObservationDelivery/resourcePolicy`` to `addObserver`).
     public let resourceDelivery: ObservationDelivery
     /// The configured live queries, by name.
-    public let liveQueries: [String: ConfiguredLiveQuery]
+    package let liveQueries: [String: ConfiguredLiveQuery]
     /// The configured memory-pressure source.
-    public let memoryPressureSource: any MemoryPressureSource
+    package let memoryPressureSource: any MemoryPressureSource
     /// The background parts, in start order.
-    public let lifecycleServices: [any ServiceLifecycle.Service]
+    package let lifecycleServices: [any ServiceLifecycle.Service]
     private let pressure: PressureResponder
 
     private init(
@@ -140,7 +140,7 @@ public final class AssembledPipeline: Sendable {
     }
 
     /// Pressure events so far (from the source or simulated), and how many resources they let go.
-    public var memoryPressureStatistics: MemoryPressureStatistics {
+    package var memoryPressureStatistics: MemoryPressureStatistics {
         let (events, released) = pressure.statistics
         return MemoryPressureStatistics(events: events, resourcesReleased: released)
     }

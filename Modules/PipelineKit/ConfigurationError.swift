@@ -67,7 +67,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
         public var message: String
 
         /// Makes an issue.
-        public init(
+        package init(
             kind: Kind, path: String, line: Int? = nil, column: Int? = nil, environmentVariable: String? = nil,
             message: String
         ) {
@@ -96,7 +96,7 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var issues: [Issue]
 
     /// Makes an error.
-    public init(file: String?, issues: [Issue]) {
+    package init(file: String?, issues: [Issue]) {
         self.file = file
         self.issues = issues
     }

@@ -18,9 +18,9 @@ import Yams
 /// `TETHER_<SERVICE>_BASE_URL`, `TETHER_STORE_PATH` and `TETHER_CACHE_PATH`.
 public struct ConfigurationLoader: Sendable {
     /// The plugins `type:` names resolve to.
-    public var registry: PluginRegistry
+    package var registry: PluginRegistry
     /// The environment overrides are read from.
-    public var environment: [String: String]
+    package var environment: [String: String]
     /// Bounds on the document once its aliases are expanded.
     public var limits = YAMLLimits()
 

@@ -2,11 +2,11 @@ import Yams
 
 /// Where a key sits in the configuration file, kept after loading so that a part that fails to assemble (a
 /// database that will not open) is reported at its line.
-public struct ConfigurationLocation: Sendable, Hashable {
+package struct ConfigurationLocation: Sendable, Hashable {
     /// The line, from 1.
-    public var line: Int
+    package var line: Int
     /// The column, from 1.
-    public var column: Int
+    package var column: Int
 
     /// Every key's location in `root`, by path.
     static func index(_ root: Node) -> [ConfigurationPath: ConfigurationLocation] {

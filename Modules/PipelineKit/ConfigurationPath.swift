@@ -1,7 +1,7 @@
 /// Where a value sits in the configuration: `services.demo.resources[1].expiry`.
-public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
+package struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
     /// One step: a key in a mapping or an index in a list.
-    public enum Component: Sendable, Hashable {
+    package enum Component: Sendable, Hashable {
         /// A key in a mapping.
         case key(String)
         /// A position in a list (from 0).
@@ -9,15 +9,15 @@ public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The steps from the document's root.
-    public var components: [Component]
+    package var components: [Component]
 
     /// Makes a path.
-    public init(_ components: [Component] = []) {
+    package init(_ components: [Component] = []) {
         self.components = components
     }
 
     /// The path of a `Decoder`'s or a `DecodingError`'s coding path.
-    public init(codingPath: [any CodingKey]) {
+    package init(codingPath: [any CodingKey]) {
         components = codingPath.map { key in
             if let index = key.intValue, key.stringValue.hasPrefix("Index ") || key.stringValue == String(index) {
                 return .index(index)
@@ -27,12 +27,12 @@ public struct ConfigurationPath: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// This path and one more key.
-    public func appending(_ key: String) -> ConfigurationPath {
+    package func appending(_ key: String) -> ConfigurationPath {
         ConfigurationPath(components + [.key(key)])
     }
 
     /// `services.demo.resources[1].expiry`.
-    public var description: String {
+    package var description: String {
         var text = ""
         for component in components {
             switch component {

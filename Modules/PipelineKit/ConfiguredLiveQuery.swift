@@ -16,10 +16,10 @@ public struct ConfiguredLiveQuery: Sendable {
     /// The query on the pipeline's store.
     public let query: PendingQuery
     /// How it is delivered.
-    public let delivery: ObservationDelivery
+    package let delivery: ObservationDelivery
 
     /// Makes one.
-    public init(name: String, query: PendingQuery, delivery: ObservationDelivery) {
+    package init(name: String, query: PendingQuery, delivery: ObservationDelivery) {
         self.name = name
         self.query = query
         self.delivery = delivery

@@ -5,11 +5,11 @@
 ///   default: { type: next-signal }            # live queries
 ///   resources: { type: deliver-on-queue }     # resource observers (default: as `default`)
 /// ```
-public struct DeliveryConfiguration: Decodable, Sendable {
+package struct DeliveryConfiguration: Decodable, Sendable {
     /// The default for live queries (and for resources, unless ``resources`` is given); nil for the registry's.
-    public var `default`: PluginChoice<ObservationDelivery>?
+    package var `default`: PluginChoice<ObservationDelivery>?
     /// The default for resource observers; nil for ``default``.
-    public var resources: PluginChoice<ObservationDelivery>?
+    package var resources: PluginChoice<ObservationDelivery>?
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -17,14 +17,14 @@ public struct DeliveryConfiguration: Decodable, Sendable {
     }
 
     /// The registry's defaults.
-    public init(default: PluginChoice<ObservationDelivery>? = nil, resources: PluginChoice<ObservationDelivery>? = nil)
+    package init(default: PluginChoice<ObservationDelivery>? = nil, resources: PluginChoice<ObservationDelivery>? = nil)
     {
         self.default = `default`
         self.resources = resources
     }
 
     /// Decodes the settings.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let settings = try decoder.settings(CodingKeys.self)
         self.default = try settings.decode(.default, as: PluginChoice<ObservationDelivery>.self)

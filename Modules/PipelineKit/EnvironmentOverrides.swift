@@ -11,9 +11,9 @@ import Yams
 /// | `TETHER_CACHE_PATH` | `persistence.cache_path` |
 ///
 /// An empty variable counts as unset.
-public enum EnvironmentOverrides {
+package enum EnvironmentOverrides {
     /// The variable for one service's base URL: `TETHER_DEMO_BASE_URL` for `demo`.
-    public static func baseURLVariable(forService name: String) -> String {
+    package static func baseURLVariable(forService name: String) -> String {
         "TETHER_" + name.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined() + "_BASE_URL"
     }
 

@@ -1,4 +1,4 @@
-public import DocumentStoreKit
+package import DocumentStoreKit
 import PersistenceKit
 
 /// An index the store builds on fields of a collection (`indexes:`), checked when the configuration is loaded: the
@@ -12,11 +12,11 @@ import PersistenceKit
 ///
 /// The pipeline's service group builds them when it starts (``AssembledPipeline/createDeclaredIndexes()`` does it
 /// without a group); building one that exists does nothing.
-public struct IndexConfiguration: Decodable, Sendable {
+package struct IndexConfiguration: Decodable, Sendable {
     /// The collection.
-    public var collection: String
+    package var collection: String
     /// The fields, dotted paths, in the index's order.
-    public var fields: [String]
+    package var fields: [String]
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -24,7 +24,7 @@ public struct IndexConfiguration: Decodable, Sendable {
     }
 
     /// Decodes and checks an index.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         collection = try settings.collectionName(.collection)
         fields = try settings.require(.fields, as: [String].self) ?? []
@@ -49,7 +49,7 @@ public struct IndexConfiguration: Decodable, Sendable {
     }
 
     /// The index, if the settings make one (loading has already reported why not).
-    public var index: DocumentIndex? {
+    package var index: DocumentIndex? {
         try? DocumentIndex(collection: collection, fields: fields)
     }
 }

@@ -1,7 +1,7 @@
 import DocumentStoreKit
-public import LiveQueryKit
+package import LiveQueryKit
 import PersistenceKit
-public import TetherJSON
+package import TetherJSON
 
 /// A live query the application observes (`live_queries:`), checked when the configuration is loaded: its
 /// collection name, its query text (an error points at the column) and its delivery.
@@ -16,23 +16,23 @@ public import TetherJSON
 ///     limit: 100
 ///     delivery: { type: next-signal }
 /// ```
-public struct LiveQueryConfiguration: Decodable, Sendable {
+package struct LiveQueryConfiguration: Decodable, Sendable {
     /// The name the application finds it by.
-    public var name: String
+    package var name: String
     /// The collection.
-    public var collection: String
+    package var collection: String
     /// The query; nil observes the whole collection.
-    public var query: String?
+    package var query: String?
     /// Values for `$args.name` in the query.
-    public var args: [String: JSONValue]
+    package var args: [String: JSONValue]
     /// Sort keys: a path, or `-path` for descending.
-    public var sort: [String]
+    package var sort: [String]
     /// At most this many documents.
-    public var limit: Int?
+    package var limit: Int?
     /// Skip this many first.
-    public var offset: Int?
+    package var offset: Int?
     /// How it is delivered; nil for the pipeline's default.
-    public var delivery: PluginChoice<ObservationDelivery>?
+    package var delivery: PluginChoice<ObservationDelivery>?
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -40,7 +40,7 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
     }
 
     /// Decodes and checks a live query.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         name = try settings.require(.name, as: String.self) ?? ""
         collection = try settings.collectionName(.collection)
@@ -75,7 +75,7 @@ public struct LiveQueryConfiguration: Decodable, Sendable {
     }
 
     /// The query on `store`, sorted, limited and offset as configured.
-    public func pendingQuery(on store: Store) -> PendingQuery {
+    package func pendingQuery(on store: Store) -> PendingQuery {
         var pending =
             query.map { store.collection(collection).find($0, args: args) } ?? store.collection(collection).findAll()
         for key in sort {

@@ -6,11 +6,11 @@
 ///   source: { type: linux-psi, stall: 150ms, window: 2s }
 ///   count_limit: 2048
 /// ```
-public struct MemoryPressureConfiguration: Decodable, Sendable {
+package struct MemoryPressureConfiguration: Decodable, Sendable {
     /// The source; nil for the registry's default.
-    public var source: PluginChoice<MemoryPressureComponent>?
+    package var source: PluginChoice<MemoryPressureComponent>?
     /// How many resources each service's cache holds before creating one flushes the unused ones.
-    public var countLimit: Int
+    package var countLimit: Int
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -19,13 +19,13 @@ public struct MemoryPressureConfiguration: Decodable, Sendable {
     }
 
     /// The registry's default source and a limit of 2048.
-    public init(source: PluginChoice<MemoryPressureComponent>? = nil, countLimit: Int = 2048) {
+    package init(source: PluginChoice<MemoryPressureComponent>? = nil, countLimit: Int = 2048) {
         self.source = source
         self.countLimit = countLimit
     }
 
     /// Decodes the settings.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let settings = try decoder.settings(CodingKeys.self)
         source = try settings.decode(.source, as: PluginChoice<MemoryPressureComponent>.self)

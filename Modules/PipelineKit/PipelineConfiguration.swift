@@ -8,31 +8,31 @@ import MemoryPressureKit
 /// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).
 public struct PipelineConfiguration: Decodable, Sendable {
     /// The services, in file order.
-    public var services: [(name: String, configuration: ServiceConfiguration)]
+    package var services: [(name: String, configuration: ServiceConfiguration)]
     /// Persistence. Loading fills it in with `memory` when the file has no `persistence:` section: nothing is
     /// written to disk unasked.
-    public var persistence: PluginChoice<PersistenceComponent>?
+    package var persistence: PluginChoice<PersistenceComponent>?
     /// Whether the file had no `persistence:` section, so that persistence is in memory (assembly says so).
-    public var persistenceIsImplicit = false
+    package var persistenceIsImplicit = false
     /// Memory pressure.
-    public var memoryPressure: MemoryPressureConfiguration
+    package var memoryPressure: MemoryPressureConfiguration
     /// Delivery defaults.
-    public var delivery: DeliveryConfiguration
+    package var delivery: DeliveryConfiguration
     /// The live queries, in file order.
-    public var liveQueries: [LiveQueryConfiguration]
+    package var liveQueries: [LiveQueryConfiguration]
     /// The indexes the store builds, in file order.
-    public var indexes: [IndexConfiguration]
+    package var indexes: [IndexConfiguration]
     /// Registered extra sections, decoded, by name.
-    public var sections: [String: any Sendable]
+    package var sections: [String: any Sendable]
     /// The file it came from, if any.
     public var file: String?
     /// The folder relative paths are resolved against (the file's folder).
     public var baseDirectory: URL
     /// Where each key is in the file, for messages about parts that fail to assemble.
-    public var locations: [ConfigurationPath: ConfigurationLocation]
+    package var locations: [ConfigurationPath: ConfigurationLocation]
     /// The environment the parts may read (a password's variable, say): the one ``ConfigurationLoader`` was given,
     /// so that loading and assembly see the same; the process's for a configuration made in code.
-    public var environment: [String: String]
+    package var environment: [String: String]
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -44,7 +44,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
     }
 
     /// A configuration with no services and every default.
-    public init() {
+    package init() {
         services = []
         persistence = nil
         memoryPressure = MemoryPressureConfiguration()
@@ -98,7 +98,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
     }
 
     /// The service named `name`.
-    public func service(named name: String) -> ServiceConfiguration? {
+    package func service(named name: String) -> ServiceConfiguration? {
         services.first { $0.name == name }?.configuration
     }
 

@@ -7,9 +7,9 @@
 ///   type: async-http-client
 ///   connect_timeout: 5s
 /// ```
-public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, CustomStringConvertible {
+package struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, CustomStringConvertible {
     /// The `type:` name.
-    public let type: String
+    package let type: String
     let maker: AnyComponentMaker
 
     init(maker: AnyComponentMaker) {
@@ -18,12 +18,12 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     }
 
     /// The registry's default for this role, with its default settings; nil when the role has no default.
-    public static func defaultChoice(in registry: PluginRegistry) -> PluginChoice? {
+    package static func defaultChoice(in registry: PluginRegistry) -> PluginChoice? {
         registry.defaultMaker(for: Product.self).map { PluginChoice(maker: $0) }
     }
 
     /// A plugin and settings given in code.
-    public init<Plugin: PipelinePlugin>(_ plugin: Plugin, settings: Plugin.Settings? = nil)
+    package init<Plugin: PipelinePlugin>(_ plugin: Plugin, settings: Plugin.Settings? = nil)
     where Plugin.Product == Product {
         let settings = settings ?? plugin.defaultSettings
         self.init(
@@ -31,7 +31,7 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     }
 
     /// Decodes `type:` and hands the mapping to that plugin's settings.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let path = ConfigurationPath(codingPath: decoder.codingPath)
         let log = decoder.userInfo[.tetherIssueLog] as? IssueLog
         guard let registry = decoder.userInfo[.tetherPluginRegistry] as? PluginRegistry else {
@@ -84,7 +84,7 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     }
 
     /// Makes the part.
-    public func make(context: AssemblyContext) throws -> Product {
+    package func make(context: AssemblyContext) throws -> Product {
         // The registry files each maker under its product's role, so the cast cannot fail.
         guard let product = try maker.make(context) as? Product else {
             throw ConfigurationError(
@@ -99,7 +99,7 @@ public struct PluginChoice<Product: PipelineComponent>: Decodable, Sendable, Cus
     }
 
     /// `type`.
-    public var description: String { type }
+    package var description: String { type }
 }
 
 /// No keys: for did-you-mean over names that are not keys.

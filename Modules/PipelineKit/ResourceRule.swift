@@ -1,5 +1,5 @@
-public import ResourceKit
-public import TransportKit
+package import ResourceKit
+package import TransportKit
 
 /// Configuration for the resources whose paths match a pattern (`resources:` of a service), applied in order
 /// after the service's own settings — Siesta's `configure(_:)` in YAML.
@@ -12,25 +12,25 @@ public import TransportKit
 ///   - regex: "/v[0-9]+/"           # or a regular expression, matched anywhere in the absolute URL
 ///     timeout: 5s
 /// ```
-public struct ResourceRule: Decodable, Sendable {
+package struct ResourceRule: Decodable, Sendable {
     /// The glob the resource's path is matched against (see `ConfigurationPattern`); empty for a `regex:` rule.
-    public var pattern: String
+    package var pattern: String
     /// The regular expression matched anywhere in the absolute URL, query included; nil for a `pattern:` rule.
-    public var regex: String?
+    package var regex: String?
     /// The request methods it applies to; nil for all.
-    public var methods: [HTTPMethod]?
+    package var methods: [HTTPMethod]?
     /// How long loaded data stays fresh.
-    public var expiry: Duration?
+    package var expiry: Duration?
     /// How long after a failure `loadIfNeeded()` tries again.
-    public var retryAfter: Duration?
+    package var retryAfter: Duration?
     /// Each request's timeout.
-    public var timeout: Duration?
+    package var timeout: Duration?
     /// Headers added to each request.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// Whether these resources use the persistent cache (nil: the service's setting).
-    public var cache: Bool?
+    package var cache: Bool?
     /// Transformers added to their response pipeline.
-    public var stages: [PluginChoice<ResponseStage>]
+    package var stages: [PluginChoice<ResponseStage>]
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -40,7 +40,7 @@ public struct ResourceRule: Decodable, Sendable {
     }
 
     /// Decodes a rule: `pattern` (which must start with `/`, or be `**`) or `regex` (which must compile), not both.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         if settings.contains(.regex) {
             pattern = ""
@@ -74,7 +74,7 @@ public struct ResourceRule: Decodable, Sendable {
     }
 
     /// What the rule matches, as ResourceKit takes it.
-    public var configurationPattern: ConfigurationPattern {
+    package var configurationPattern: ConfigurationPattern {
         if let regex, let compiled = try? ConfigurationPattern.regex(regex) { return compiled }
         return ConfigurationPattern(pattern)
     }

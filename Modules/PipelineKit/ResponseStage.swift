@@ -26,7 +26,7 @@ public struct ResponseStage: PipelineComponent, Sendable {
     }
 
     /// Adds the transformer to `configuration`'s pipeline.
-    public func apply(to configuration: inout ResourceConfiguration) {
+    package func apply(to configuration: inout ResourceConfiguration) {
         if replacesExisting { configuration.pipeline[stage].removeTransformers() }
         configuration.pipeline[stage].add(transformer, contentTypes: contentTypes)
     }

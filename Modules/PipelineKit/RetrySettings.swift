@@ -1,4 +1,4 @@
-public import TransportKit
+package import TransportKit
 
 /// How a service retries failed requests (`retry:`), turned into TransportKit's `RetryPolicy`.
 ///
@@ -10,12 +10,12 @@ public import TransportKit
 ///   max_total_time: 30s
 ///   statuses: [429, 502, 503, 504]
 /// ```
-public struct RetrySettings: Decodable, Sendable, Hashable {
+package struct RetrySettings: Decodable, Sendable, Hashable {
     /// The policy.
-    public var policy: RetryPolicy
+    package var policy: RetryPolicy
 
     /// Settings for `policy` (by default TransportKit's: three attempts within 30 s).
-    public init(policy: RetryPolicy = .default) {
+    package init(policy: RetryPolicy = .default) {
         self.policy = policy
     }
 
@@ -32,7 +32,7 @@ public struct RetrySettings: Decodable, Sendable, Hashable {
     }
 
     /// Decodes the settings, each with TransportKit's default.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let settings = try decoder.settings(CodingKeys.self)
         var policy = RetryPolicy.default
         policy.maxAttempts = try settings.decode(

@@ -14,31 +14,31 @@ import Foundation
 ///       - pattern: /stores/*/items
 ///         expiry: 10s
 /// ```
-public struct ServiceConfiguration: Decodable, Sendable {
+package struct ServiceConfiguration: Decodable, Sendable {
     /// The base URL; nil to take the default given at assembly (the sample's embedded server), or for a service
     /// that only uses absolute URLs.
-    public var baseURL: String?
+    package var baseURL: String?
     /// The transport; nil for the registry's default (an error at assembly when there is none).
-    public var transport: PluginChoice<TransportComponent>?
+    package var transport: PluginChoice<TransportComponent>?
     /// How failed requests are retried.
-    public var retry: RetrySettings
+    package var retry: RetrySettings
     /// Each request's timeout.
-    public var requestTimeout: Duration
+    package var requestTimeout: Duration
     /// How long loaded data stays fresh (Siesta's `expirationTime`).
-    public var expiry: Duration
+    package var expiry: Duration
     /// How long after a failure `loadIfNeeded()` tries again (Siesta's `retryTime`).
-    public var retryAfter: Duration
+    package var retryAfter: Duration
     /// Headers added to every request.
-    public var headers: [String: String]
+    package var headers: [String: String]
     /// More header names that carry credentials (`sensitive_headers: [X-Tenant-Secret]`), beside
     /// `HTTPHeaders.credentialFieldNames`: redacted in logs, dropped on a redirect to another origin.
-    public var sensitiveHeaders: [String]
+    package var sensitiveHeaders: [String]
     /// Whether every resource gets the standard text and JSON transformers.
-    public var standardStages: Bool
+    package var standardStages: Bool
     /// The persistent cache, when persistence provides one.
-    public var cache: CacheSettings
+    package var cache: CacheSettings
     /// Rules by path pattern, applied in order after the settings above.
-    public var resources: [ResourceRule]
+    package var resources: [ResourceRule]
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -54,7 +54,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
     }
 
     /// A service with every default: the registry's transport, 60 s timeout, 30 s expiry, 1 s retry.
-    public init(baseURL: String? = nil, transport: PluginChoice<TransportComponent>? = nil) {
+    package init(baseURL: String? = nil, transport: PluginChoice<TransportComponent>? = nil) {
         self.baseURL = baseURL
         self.transport = transport
         retry = RetrySettings()
@@ -69,7 +69,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
     }
 
     /// Decodes a service; every key has a default.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let settings = try decoder.settings(CodingKeys.self)
         baseURL = try settings.decode(.baseURL, as: String.self)
@@ -100,7 +100,7 @@ public struct ServiceConfiguration: Decodable, Sendable {
     }
 
     /// What is wrong with `text` as a base URL, or nil when it is usable: absolute, http or https, with a host.
-    public static func problem(withBaseURL text: String) -> String? {
+    package static func problem(withBaseURL text: String) -> String? {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased() else {
             return "not a URL: '\(text)' (write it in full, as in https://api.example.com/v1)"
         }
@@ -116,9 +116,9 @@ public struct ServiceConfiguration: Decodable, Sendable {
 }
 
 /// Whether a service's resources use the persistent cache, and how entries are named (`cache:`).
-public struct CacheSettings: Decodable, Sendable, Hashable {
+package struct CacheSettings: Decodable, Sendable, Hashable {
     /// How a resource's cache entry is named.
-    public enum Key: String, Sendable, Hashable, SettingChoice {
+    package enum Key: String, Sendable, Hashable, SettingChoice {
         /// The whole URL: one cache file can serve several services.
         case url
         /// The URL relative to the base URL: entries survive a change of host or port (a server on an ephemeral
@@ -127,9 +127,9 @@ public struct CacheSettings: Decodable, Sendable, Hashable {
     }
 
     /// Whether resources use the cache (when persistence provides one).
-    public var enabled: Bool
+    package var enabled: Bool
     /// How entries are named.
-    public var key: Key
+    package var key: Key
 
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
@@ -137,13 +137,13 @@ public struct CacheSettings: Decodable, Sendable, Hashable {
     }
 
     /// Enabled, keyed by URL.
-    public init(enabled: Bool = true, key: Key = .url) {
+    package init(enabled: Bool = true, key: Key = .url) {
         self.enabled = enabled
         self.key = key
     }
 
     /// Decodes the settings.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init()
         let settings = try decoder.settings(CodingKeys.self)
         enabled = try settings.decode(.enabled, default: enabled)

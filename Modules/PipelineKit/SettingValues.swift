@@ -2,17 +2,17 @@ import Foundation
 
 /// A duration as configuration writes it: seconds as a number (`2.5`) or text with a unit (`250ms`, `2s`, `1.5m`,
 /// `1h`).
-public struct DurationSetting: Decodable, Sendable, Hashable {
+package struct DurationSetting: Decodable, Sendable, Hashable {
     /// The duration.
-    public var duration: Duration
+    package var duration: Duration
 
     /// Makes a setting.
-    public init(_ duration: Duration) {
+    package init(_ duration: Duration) {
         self.duration = duration
     }
 
     /// Decodes a number of seconds, or text with a unit.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let seconds = try? container.decode(Double.self) {
             guard let value = Self.duration(seconds: seconds) else {
@@ -36,7 +36,7 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
     }
 
     /// `250ms`, `2s`, `1.5m`, `1h` (spaces allowed before the unit); nil when it is none of those.
-    public static func parse(_ text: String) -> Duration? {
+    package static func parse(_ text: String) -> Duration? {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600)]
         for (unit, seconds) in units where trimmed.hasSuffix(unit) {
@@ -49,7 +49,7 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
 
     /// The longest duration configuration accepts, either way: 100 years. (A fuzzer's find: `1e300h` trapped when
     /// converted to whole milliseconds.)
-    public static let limit = Duration.seconds(100 * 365 * 24 * 3600)
+    package static let limit = Duration.seconds(100 * 365 * 24 * 3600)
 
     /// `seconds` as a duration in whole milliseconds; nil when not finite or beyond ``limit``.
     static func duration(seconds: Double) -> Duration? {
@@ -60,17 +60,17 @@ public struct DurationSetting: Decodable, Sendable, Hashable {
 
 /// A size in bytes as configuration writes it: a number of bytes, or text with a unit (`512KB`, `64MB`, `2GiB`;
 /// KB/MB/GB are powers of 1000, KiB/MiB/GiB of 1024).
-public struct ByteCountSetting: Decodable, Sendable, Hashable {
+package struct ByteCountSetting: Decodable, Sendable, Hashable {
     /// The size in bytes.
-    public var bytes: Int
+    package var bytes: Int
 
     /// Makes a setting.
-    public init(bytes: Int) {
+    package init(bytes: Int) {
         self.bytes = bytes
     }
 
     /// Decodes a number of bytes, or text with a unit.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if let value = try? container.decode(Int.self) {
             bytes = value
@@ -88,7 +88,7 @@ public struct ByteCountSetting: Decodable, Sendable, Hashable {
     }
 
     /// `512KB`, `64MB`, `2GiB`, `100B`; nil when it is none of those.
-    public static func parse(_ text: String) -> Int? {
+    package static func parse(_ text: String) -> Int? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         let units: [(String, Double)] = [
             ("KiB", 1024), ("MiB", 1_048_576), ("GiB", 1_073_741_824), ("KB", 1e3), ("MB", 1e6), ("GB", 1e9), ("B", 1),

@@ -25,7 +25,7 @@ public struct SettingsContainer<Key: CodingKey & CaseIterable & RawRepresentable
     private let container: KeyedDecodingContainer<ConfigurationKey>?
     private let log: IssueLog?
     /// Where this mapping is.
-    public let path: ConfigurationPath
+    package let path: ConfigurationPath
 
     init(decoder: any Decoder, extraKeys: Set<String> = []) throws {
         path = ConfigurationPath(codingPath: decoder.codingPath)
