@@ -10,41 +10,22 @@ public declarations, one line each — its kind, its path and its declaration as
 """
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
+from symbol_graphs import SymbolGraphs
+
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 update = "--update" in sys.argv[1:]
-package = json.loads(subprocess.check_output(["swift", "package", "dump-package"], cwd=root, stderr=subprocess.DEVNULL))
-modules = sorted({target for product in package["products"] if "library" in product["type"]
-                  for target in product["targets"]})
-binaries = subprocess.check_output(["swift", "build", "--show-bin-path"], cwd=root, text=True).strip()
-triple = subprocess.check_output(["swiftc", "-print-target-info"], text=True)
-triple = json.loads(triple)["target"]["triple"]
-# The C modules the Swift ones import (SwiftPM's own module maps in the build folder, and those C targets ship in
-# include/): symbolgraph-extract loads a module only with everything it was compiled against.
-c_flags = []
-for folder, _, files in os.walk(binaries):
-    # A plugin's tools are built apart ("-tool"), with module maps of the same names.
-    if folder.endswith(".build") and not folder.endswith("-tool.build") and "module.modulemap" in files:
-        c_flags += ["-Xcc", f"-fmodule-map-file={os.path.join(folder, 'module.modulemap')}"]
-for base in [os.path.join(root, ".build", "checkouts"), os.path.join(root, "Modules")]:
-    for folder, _, files in os.walk(base):
-        skipped = {"Benchmarks", "Tests", "GRDBSQLCipher"} & set(folder.split(os.sep))
-        if os.path.basename(folder) == "include" and "module.modulemap" in files and not skipped:
-            c_flags += ["-Xcc", f"-fmodule-map-file={os.path.join(folder, 'module.modulemap')}"]
+graphs = SymbolGraphs(root)
+modules = graphs.modules
 api_dir = os.path.join(root, "API")
 os.makedirs(api_dir, exist_ok=True)
 changed = []
 total = 0
 with tempfile.TemporaryDirectory() as scratch:
     for module in modules:
-        subprocess.run(
-            ["swift", "symbolgraph-extract", "-module-name", module, "-I", os.path.join(binaries, "Modules"),
-             "-target", triple, "-minimum-access-level", "public", "-skip-synthesized-members",
-             "-output-dir", scratch] + c_flags,
-            check=True, cwd=root, stdout=subprocess.DEVNULL)
+        graphs.extract(module, scratch)
         lines = set()
         for name in os.listdir(scratch):
             # The module's own symbols, and its extensions of other modules' types (Module@Other.symbols.json).

@@ -30,7 +30,7 @@ public struct ChangeLogEntry: Sendable, Hashable {
         lhs.commit == rhs.commit && lhs.changes == rhs.changes
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(commit)
         hasher.combine(changes)

@@ -124,7 +124,7 @@ public struct ChangeSet: Sendable, Hashable {
         lhs.commits == rhs.commits && lhs.changes == rhs.changes && lhs.hasUnknownChanges == rhs.hasUnknownChanges
     }
 
-    /// Hashes what ``==`` compares.
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(commits)
         hasher.combine(changes)

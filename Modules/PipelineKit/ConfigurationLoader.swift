@@ -14,7 +14,7 @@ import Yams
 /// }
 /// ```
 ///
-/// Environment overrides (see ``EnvironmentOverrides``) replace values from the file: `TETHER_BASE_URL`,
+/// Environment overrides replace values from the file: `TETHER_BASE_URL`,
 /// `TETHER_<SERVICE>_BASE_URL`, `TETHER_STORE_PATH` and `TETHER_CACHE_PATH`.
 public struct ConfigurationLoader: Sendable {
     /// The plugins `type:` names resolve to.

@@ -47,8 +47,10 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
     /// - Throws: ``InspectorError`` for an address other than loopback without a token, a port out of range or an
     ///   empty token.
     ///
-    /// - Parameter timeSource: The clock for the document's `takenAt` and the owners' ages (a `ManualTimeSource` in
-    ///   tests).
+    /// - Parameters:
+    ///   - configuration: Where it listens (loopback and a free port by default), and the token it asks for.
+    ///   - logger: Where it logs what it serves and refuses.
+    ///   - timeSource: The clock for the document's `takenAt` and the owners' ages (a `ManualTimeSource` in tests).
     public init(
         configuration: InspectorConfiguration = InspectorConfiguration(),
         logger: Logger = Logger(label: "tether.inspector"), timeSource: any TimeSource = .system

@@ -2,7 +2,7 @@ public import Testing
 import TetherTesting
 
 extension Trait where Self == TimeLimitTrait {
-    /// Swift Testing's `.timeLimit(.minutes(minutes))`, times ``TetherTesting/DeadlineScale/factor``: a bound on a
+    /// Swift Testing's `.timeLimit(.minutes(minutes))`, times `DeadlineScale.factor` (TetherTesting): a bound on a
     /// hang, written for a debug build, that the sanitizer's CI stage lengthens with `TETHER_DEADLINE_SCALE`.
     ///
     /// ```swift
