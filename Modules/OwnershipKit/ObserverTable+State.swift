@@ -35,8 +35,9 @@ extension ObserverTable {
     @usableFromInline
     struct State: Sendable {
         /// Entries in insertion order (ids ascending), live and ended. Snapshots share this storage until it
-        /// changes. An ended entry stays, hollow, until ended entries are as many as live ones (``endedCount``):
-        /// ending one then costs no move of the rest, and stopping n observers one by one costs O(n), not O(n²).
+        /// changes. An ended entry stays, hollow, until ended entries are as many as live ones (``endedCount``),
+        /// or until every entry after it has ended too: ending one then costs no move of the rest, and stopping n
+        /// observers one by one costs O(n), not O(n²).
         @usableFromInline var entries: ContiguousArray<ObserverEntry<Observer>> = []
         /// How many of ``entries`` are ended.
         @usableFromInline var endedCount = 0
@@ -100,6 +101,12 @@ extension ObserverTable {
         /// its last use of an index.
         @inlinable
         mutating func claimDrain(_ outcome: inout Outcome) {
+            // Ended entries at the end (an observer that came and went) go at once: that moves no other entry, and
+            // keeps them from lengthening every scan in between.
+            while endedCount > 0, let last = entries.last, last.isEnded {
+                entries.removeLast()
+                endedCount -= 1
+            }
             if endedCount > max(16, liveCount) {
                 entries.removeAll { $0.isEnded }
                 endedCount = 0
