@@ -31,6 +31,13 @@ case "lookup":
     let paths = (0..<20).map { "/items/\($0)" }
     for path in paths { _ = service.resource(path) }
     for index in 0..<iterations { _ = service.resource(paths[index % 20]) }
+case "resource-from-url":
+    // A resource made from a URL value not seen before (cache growth by URL object). The URLs are parsed first, as
+    // many whatever the iterations, so that the parse is not counted.
+    let (service, _) = service()
+    let urls = (0..<max(iterations, 1_000)).map { URL(string: "\(base)/items/\($0)?page=1")! }
+    for url in urls.prefix(iterations) { _ = service.resource(absoluteURL: url) }
+    withExtendedLifetime(service) {}
 case "load-if-needed":
     // loadIfNeeded() on a resource whose data is fresh: the call every observer makes.
     let (service, _) = service()

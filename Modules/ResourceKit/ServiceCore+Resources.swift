@@ -62,9 +62,15 @@ extension ServiceCore {
         if let problem = ResourceAddress.problem(with: url) {
             return invalidResource(text: url.absoluteString, problem: problem)
         }
-        let absolute = url.standardized.absoluteString
+        // Standardizing removes `.` and `..` path segments and changes nothing else: a URL whose text has no "/."
+        // has none and is its own standard form — made absolute, if it was relative to another — and is not parsed
+        // again (standardizing and parsing cost more than the rest of making the resource).
+        let text = url.absoluteString
+        let hasDots = Self.mayHaveDotSegments(text)
+        let absolute = hasDots ? url.standardized.absoluteString : text
+        let parsed = hasDots ? nil : url.baseURL == nil ? url : url.absoluteURL
         let key = key(forAbsolute: absolute)
-        let resource = resources.instance(for: key) { makeResource(key: key, absolute: absolute) }
+        let resource = resources.instance(for: key) { makeResource(key: key, absolute: absolute, url: parsed) }
         resources.addAlias(spelling, for: key)
         return resource
     }
@@ -77,9 +83,21 @@ extension ServiceCore {
         return rest.first == "/" ? String(rest) : absolute
     }
 
-    /// Called under the registry's lock: must not call the registry.
-    private func makeResource(key: String, absolute: String) -> Resource {
-        guard let url = URL(string: absolute) else {
+    /// Whether `text` may hold a `.` or `..` path segment: it has "/." somewhere ("/.well-known" too, which costs
+    /// only a standardization that changes nothing).
+    static func mayHaveDotSegments(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if previous == UInt8(ascii: "/"), byte == UInt8(ascii: ".") { return true }
+            previous = byte
+        }
+        return false
+    }
+
+    /// Called under the registry's lock: must not call the registry. `url` is `absolute` parsed, when the caller
+    /// has it already.
+    private func makeResource(key: String, absolute: String, url: URL? = nil) -> Resource {
+        guard let url = url ?? URL(string: absolute) else {
             return Resource(
                 core: self, key: key, url: nil,
                 invalid: InvalidAddress(text: absolute, problem: "\"\(absolute)\" is not a valid URL"))

@@ -23,6 +23,25 @@ struct URLTests {
         }
     }
 
+    @Test(
+        "A resource made first from a URL value — relative to another, or with dot segments — is the one its text finds"
+    )
+    func madeFromURLValue() async {
+        await withFixture { fixture in
+            let service = fixture.service
+            let relative = URL(string: "items/2?page=1", relativeTo: URL(string: base + "/"))
+            let fromRelative = service.resource(absoluteURL: relative)
+            #expect(fromRelative.url?.absoluteString == base + "/items/2?page=1")
+            #expect(fromRelative.url?.baseURL == nil, "made absolute")
+            #expect(service.resource(absoluteURL: base + "/items/2?page=1") === fromRelative)
+            let dotted = service.resource(absoluteURL: URL(string: base + "/items/x/../3"))
+            #expect(dotted === service.resource("/items/3"))
+            #expect(dotted.url?.absoluteString == base + "/items/3")
+            let plain = service.resource(absoluteURL: URL(string: base + "/items/4"))
+            #expect(plain === service.resource("/items/4"))
+        }
+    }
+
     @Test("A spelling looked up again is the same resource; after a flush, a fresh or revived one — never a gone one")
     func absoluteLookupsAcrossFlushes() async {
         await withFixture { fixture in
