@@ -37,11 +37,18 @@ let package = Package(
         .library(name: "AsyncHTTPClientAdapter", targets: ["AsyncHTTPClientAdapter"]),
         .library(name: "PipelineKit", targets: ["PipelineKit"]),
         .library(name: "PipelinePlugins", targets: ["PipelinePlugins"]),
+        .library(name: "PostgresPipelinePlugin", targets: ["PostgresPipelinePlugin"]),
         .library(name: "TetherTesting", targets: ["TetherTesting"]),
         .library(name: "TetherTestingTraits", targets: ["TetherTestingTraits"]),
         .library(name: "TransportConformance", targets: ["TransportConformance"]),
         .library(name: "Tether", targets: ["Tether"]),
         .executable(name: "tether-sample", targets: ["tether-sample"]),
+    ],
+    traits: [
+        // `swift run --traits Postgres tether-sample --config …`: the sample with PostgreSQL's plugin, for a
+        // configuration that names `type: postgres`. Off by default, so that the first run compiles no PostgreSQL
+        // client.
+        .trait(name: "Postgres", description: "The sample registers PostgreSQL's persistence plugin.")
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
@@ -189,7 +196,8 @@ let package = Package(
 
         // MARK: Assembly from configuration.yaml
         // PipelineKit: the plugin registry, the typed configuration, the YAML loader (Yams) and the built-in plugins
-        // that need no adapter. PipelinePlugins adds the adapters' plugins (URLSession, AsyncHTTPClient, SQLite).
+        // that need no adapter. PipelinePlugins adds the adapters' plugins (URLSession, AsyncHTTPClient, SQLite),
+        // PostgresPipelinePlugin PostgreSQL's.
         .target(
             name: "PipelineKit",
             dependencies: [
@@ -206,12 +214,22 @@ let package = Package(
         .target(
             name: "PipelinePlugins",
             dependencies: [
-                "PipelineKit", "TransportKit", "PersistenceKit", "URLSessionAdapter", "AsyncHTTPClientAdapter",
-                "SQLiteAdapter", "PostgresAdapter",
+                "PipelineKit", "TransportKit", "URLSessionAdapter", "AsyncHTTPClientAdapter", "SQLiteAdapter",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/PipelinePlugins"
+        ),
+        // PostgreSQL's plugin, apart: a program that never talks to PostgreSQL compiles neither postgres-nio nor
+        // swift-crypto (the sample takes it only with the Postgres trait).
+        .target(
+            name: "PostgresPipelinePlugin",
+            dependencies: [
+                "PipelineKit", "PersistenceKit", "PostgresAdapter",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Modules/PostgresPipelinePlugin"
         ),
 
         // MARK: Doubles, conformance suites and test helpers
@@ -264,6 +282,7 @@ let package = Package(
                 "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
                 "ResourceKit", "LiveQueryKit", "EntityCacheKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON",
                 "LoopbackServer", "TetherInspector",
+                .target(name: "PostgresPipelinePlugin", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -446,7 +465,7 @@ let package = Package(
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
                 "DeliveryKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
                 "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency", "SQLiteAdapter",
-                "PostgresAdapter",
+                "PostgresAdapter", "PostgresPipelinePlugin",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -606,7 +625,8 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
     let networked: Set<String> = [
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
-        "tether-sample", "TetherSampleTests", "DocSnippets", "PostgresAdapter", "PostgresAdapterTests",
+        "PostgresPipelinePlugin", "tether-sample", "TetherSampleTests", "DocSnippets", "PostgresAdapter",
+        "PostgresAdapterTests",
         "tether-postgres-probe", "TetherInspector", "TetherInspectorTests",
     ]
     package.targets.removeAll { networked.contains($0.name) }

@@ -8,6 +8,10 @@ import TetherConcurrency
 import TetherInspector
 import UnixSignals
 
+#if Postgres
+import PostgresPipelinePlugin
+#endif
+
 /// `tether-sample`: Tether's whole mission on one command, assembled by PipelineKit from `configuration.yaml`.
 @main
 struct TetherSample: AsyncParsableCommand {
@@ -80,6 +84,9 @@ struct TetherSample: AsyncParsableCommand {
         }
         let console = Console(quiet: quiet)
         let registry = PluginRegistry.standard
+        #if Postgres
+        registry.withPostgres()
+        #endif
         registry.registerSection("sample", as: SampleSettings.self)
         registry.register(DecodableStagePlugin<[InventoryItem]>(type: "inventory"))
 
@@ -89,6 +96,17 @@ struct TetherSample: AsyncParsableCommand {
             configuration = try await offThePool { try ConfigurationLoader(registry: registry).load(file: file) }
         } catch {
             FileHandle.standardError.write(Data("error: the configuration is not usable:\n\(error)\n".utf8))
+            #if !Postgres
+            let namesPostgres = (error as? ConfigurationError)?.issues.contains {
+                $0.kind == .unknownType && $0.message.hasPrefix("unknown persistence type 'postgres'")
+            }
+            if namesPostgres == true {
+                FileHandle.standardError.write(
+                    Data(
+                        "note: this build of the sample has no PostgreSQL plugin; run it as `swift run --traits Postgres tether-sample --config \(config)`\n"
+                            .utf8))
+            }
+            #endif
             throw ExitCode(2)
         }
         interrupts.startingServices()

@@ -2,13 +2,16 @@ import Foundation
 import Logging
 import PipelineKit
 import PipelinePlugins
+import PostgresPipelinePlugin
 import ResourceKit
 import Testing
 import TetherTesting
 
-/// Loads `yaml` with the standard plugins (and `registry` changes), or returns the error.
+/// Loads `yaml` with every plugin Tether ships — the standard ones and PostgreSQL's — (and `registry` changes), or
+/// returns the error.
 func load(
-    _ yaml: String, registry: PluginRegistry = .standard, environment: [String: String] = [:], baseDirectory: URL? = nil
+    _ yaml: String, registry: PluginRegistry = .standard.withPostgres(), environment: [String: String] = [:],
+    baseDirectory: URL? = nil
 ) throws(ConfigurationError) -> PipelineConfiguration {
     try ConfigurationLoader(registry: registry, environment: environment)
         .load(yaml: yaml, file: "test.yaml", baseDirectory: baseDirectory)
@@ -16,7 +19,7 @@ func load(
 
 /// The issues `yaml` has; records a failure when it loads.
 func issues(
-    _ yaml: String, registry: PluginRegistry = .standard, environment: [String: String] = [:],
+    _ yaml: String, registry: PluginRegistry = .standard.withPostgres(), environment: [String: String] = [:],
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> [ConfigurationError.Issue] {
     do {

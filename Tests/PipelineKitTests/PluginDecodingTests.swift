@@ -2,6 +2,7 @@ import Foundation
 import MemoryPressureKit
 import PipelineKit
 import PipelinePlugins
+import PostgresPipelinePlugin
 import RegistryKit
 import Testing
 import TetherJSON
@@ -22,12 +23,29 @@ struct PluginDecodingTests {
         #expect(core.defaultType(for: TransportComponent.self) == nil)
         let standard = PluginRegistry.standard
         #expect(standard.types(for: TransportComponent.self) == ["async-http-client", "in-memory", "urlsession"])
-        #expect(standard.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
+        #expect(standard.types(for: PersistenceComponent.self) == ["memory", "sqlite"])
         #expect(standard.defaultType(for: TransportComponent.self) == "async-http-client")
         #expect(standard.defaultType(for: PersistenceComponent.self) == "sqlite")
         // Registering on one registry changes no other.
         standard.register(DecodableStagePlugin<[String]>(type: "names"))
         #expect(PluginRegistry.standard.types(for: ResponseStage.self) == ["json", "text"])
+        let withPostgres = PluginRegistry.standard.withPostgres()
+        #expect(withPostgres.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
+        #expect(withPostgres.defaultType(for: PersistenceComponent.self) == "sqlite")
+    }
+
+    @Test("Without PostgreSQL's plugin, `type: postgres` is an unknown type at its line, listing the types there are")
+    func postgresNotRegistered() {
+        let found = issues(
+            """
+            persistence:
+              type: postgres
+              url: postgres://app@db/app
+            """, registry: .standard)
+        #expect(found.count == 1, "\(found)")
+        #expect(found.first?.kind == .unknownType && found.first?.path == "persistence.type")
+        #expect(found.first?.line == 2)
+        #expect(found.first?.message == "unknown persistence type 'postgres'; known types: memory, sqlite")
     }
 
     @Test("An empty file is every default, and writes no file: persistence is in memory unless a section asks")

@@ -6,6 +6,7 @@ import PipelineKit
 import PipelinePlugins
 import PostgresAdapter
 import PostgresNIO
+import PostgresPipelinePlugin
 import ServiceLifecycle
 import Testing
 import TetherJSON
@@ -13,7 +14,9 @@ import TetherJSON
 /// `persistence: type: postgres`: its settings, the password rules, and a pipeline on a real server.
 @Suite("PostgreSQL persistence from configuration")
 struct PostgresPluginTests {
-    @Test("Every setting reaches the store's configuration; the registry knows the type, and SQLite stays the default")
+    @Test(
+        "Every setting reaches the store's configuration; a registry with PostgreSQL's plugin knows the type, and SQLite stays the default"
+    )
     func settings() throws {
         let configuration = try load(
             """
@@ -49,8 +52,9 @@ struct PostgresPluginTests {
         #expect(made.reconnectDelay == .milliseconds(50) && made.maximumReconnectDelay == .seconds(2))
         #expect(made.changeLogRetention == .seconds(3600))
         #expect(pipeline.persistence.entityCache == nil)
-        #expect(PluginRegistry.standard.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
-        #expect(PluginRegistry.standard.defaultType(for: PersistenceComponent.self) == "sqlite")
+        let registry = PluginRegistry.standard.withPostgres()
+        #expect(registry.types(for: PersistenceComponent.self) == ["memory", "postgres", "sqlite"])
+        #expect(registry.defaultType(for: PersistenceComponent.self) == "sqlite")
         #expect(
             try load("persistence: { type: postgres, url: 'postgres://app@127.0.0.1/app' }").persistence?.type
                 == "postgres")

@@ -112,6 +112,25 @@ struct SampleRunTests {
     }
 
     @Test(
+        "`type: postgres` in a build without the Postgres trait: exit 2, the located error, and how to get the plugin")
+    func postgresWithoutTheTrait() async throws {
+        try await SampleProcess.withDirectory { directory in
+            let yaml = "persistence:\n  type: postgres\n  url: postgres://app@127.0.0.1/app\n"
+            try yaml.write(to: directory.appendingPathComponent("pg.yaml"), atomically: true, encoding: .utf8)
+            let result = try await SampleProcess.run(["--config", "pg.yaml"], in: directory)
+            #expect(result.status == 2)
+            #expect(
+                result.errors.contains(
+                    "pg.yaml:2:9: persistence.type: unknown persistence type 'postgres'; known types: memory, sqlite"),
+                "\(result.errors)")
+            #expect(
+                result.errors.contains(
+                    "note: this build of the sample has no PostgreSQL plugin; run it as `swift run --traits Postgres tether-sample --config pg.yaml`"
+                ), "\(result.errors)")
+        }
+    }
+
+    @Test(
         "An alias bomb in the configuration: refused in bounded time with the file and line, exit 2 (it once grew past 3 GB)"
     )
     func aliasBomb() async throws {
