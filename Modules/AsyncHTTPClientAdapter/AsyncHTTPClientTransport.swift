@@ -50,7 +50,8 @@ public final class AsyncHTTPClientTransport: Transport, Service {
         /// Makes a configuration; every parameter has a default.
         public init(
             connectTimeout: Duration = .seconds(10), redirects: RedirectPolicy = .default,
-            maxResponseSize: Int = 256 << 20, maxConnectionsPerHost: Int = 8, tls: TLSConfiguration? = nil,
+            maxResponseSize: Int = TransportResponse.defaultMaxSize, maxConnectionsPerHost: Int = 8,
+            tls: TLSConfiguration? = nil,
             logger: Logger = Logger(label: "tether.transport.async-http-client")
         ) {
             self.connectTimeout = connectTimeout

@@ -6,20 +6,20 @@ import TetherConcurrency
 /// A background part that does its work when the pipeline's `ServiceGroup` shuts down (closing a database,
 /// shutting a client down): it waits for graceful shutdown or cancellation, then runs `action` — once, however many
 /// times the part is run (a service group, then ``AssembledPipeline/shutdown(logger:)``).
-public struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible {
+package struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible {
     /// What it shuts down, for logs.
-    public let description: String
+    package let description: String
     private let action: @Sendable () async throws -> Void
     private let done = LockedValue(false)
 
     /// Makes one.
-    public init(_ description: String, action: @escaping @Sendable () async throws -> Void) {
+    package init(_ description: String, action: @escaping @Sendable () async throws -> Void) {
         self.description = description
         self.action = action
     }
 
     /// Waits for shutdown, then acts (unless it already has).
-    public func run() async throws {
+    package func run() async throws {
         try? await gracefulShutdown()
         let first = done.withLock { done in
             defer { done = true }

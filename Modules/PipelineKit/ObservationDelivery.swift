@@ -12,9 +12,6 @@ public import Dispatch
 /// Every mode coalesces: while a handler is busy, newer results replace older ones, and only the latest is
 /// delivered. Memory stays flat whatever the mode.
 public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConvertible {
-    /// "delivery".
-    public static let role = "delivery"
-
     /// How results are handed over.
     public enum Mode: String, Sendable, Hashable {
         /// Where the change happens, never nested or concurrent with itself.

@@ -5,19 +5,17 @@ public import ServiceLifecycle
 /// What a persistence plugin makes: the document store live queries run on, the entity cache resources survive
 /// restarts with, and the background part that closes them when the pipeline stops.
 public struct PersistenceComponent: PipelineComponent, Sendable {
-    /// "persistence".
-    public static let role = "persistence"
     /// The store behind live queries.
-    public var documents: any DocumentStore
+    package var documents: any DocumentStore
     /// The cache behind resources' persistent cache; nil for none.
-    public var entityCache: (any EntityCache)?
+    package var entityCache: (any EntityCache)?
     /// Run in the pipeline's `ServiceGroup`; closes the files when the group stops.
-    public var lifecycle: (any ServiceLifecycle.Service)?
+    package var lifecycle: (any ServiceLifecycle.Service)?
     /// Where the data lives, for logs and the sample's report ("SQLite: /path/store.sqlite").
-    public var summary: String
+    package var summary: String
     /// Called as the pipeline's service group begins to shut down, before the application is stopped: ends the waits
     /// that would hold the shutdown up (SQLite: a write waiting for another process's lock fails at once).
-    public var shutdownBegins: (@Sendable () -> Void)?
+    package var shutdownBegins: (@Sendable () -> Void)?
 
     /// Makes a component.
     public init(

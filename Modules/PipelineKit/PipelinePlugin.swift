@@ -35,10 +35,22 @@ public protocol PipelinePlugin<Product>: Sendable {
     func make(_ settings: Settings, context: AssemblyContext) throws -> Product
 }
 
-/// A kind of part that plugins make; its name appears in messages ("unknown transport type 'curl'").
-public protocol PipelineComponent: Sendable {
-    /// "transport", "persistence", "memory pressure", "delivery", "stage".
-    static var role: String { get }
+/// A kind of part that plugins make: ``TransportComponent``, ``PersistenceComponent``, ``MemoryPressureComponent``,
+/// ``ObservationDelivery`` or ``ResponseStage``. The pipeline assembles these five; a plugin makes one of them.
+public protocol PipelineComponent: Sendable {}
+
+extension PipelineComponent {
+    /// The kind's name in messages ("unknown transport type 'curl'").
+    package static var role: String {
+        switch Self.self {
+        case is TransportComponent.Type: "transport"
+        case is PersistenceComponent.Type: "persistence"
+        case is MemoryPressureComponent.Type: "memory pressure"
+        case is ObservationDelivery.Type: "delivery"
+        case is ResponseStage.Type: "stage"
+        default: String(describing: Self.self)
+        }
+    }
 }
 
 /// What a plugin may need while it makes its part.
@@ -51,7 +63,7 @@ public struct AssemblyContext: Sendable {
     public var environment: [String: String]
 
     /// Makes a context.
-    public init(
+    package init(
         baseDirectory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath),
         logger: Logger = Logger(label: "tether.pipeline"), environment: [String: String] = [:]
     ) {

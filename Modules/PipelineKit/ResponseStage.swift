@@ -3,16 +3,14 @@ public import ResourceKit
 /// What a stage plugin makes: a transformer for one stage of a resource's response pipeline, for some content
 /// types.
 public struct ResponseStage: PipelineComponent, Sendable {
-    /// "stage".
-    public static let role = "stage"
     /// The pipeline stage it joins.
-    public var stage: PipelineStageKey
+    package var stage: PipelineStageKey
     /// The transformer.
-    public var transformer: any ResponseTransformer
+    package var transformer: any ResponseTransformer
     /// The content types it applies to (`*/*` for all, `*/*+json` style wildcards allowed).
-    public var contentTypes: [String]
+    package var contentTypes: [String]
     /// Whether it replaces the stage's other transformers rather than joining them.
-    public var replacesExisting: Bool
+    package var replacesExisting: Bool
 
     /// Makes a component.
     public init(

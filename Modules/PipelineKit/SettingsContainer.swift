@@ -246,19 +246,19 @@ struct SkippedValue: Decodable {
 }
 
 /// Any key of a YAML mapping.
-public struct ConfigurationKey: CodingKey, Hashable, Sendable {
+package struct ConfigurationKey: CodingKey, Hashable, Sendable {
     /// The key's text.
-    public let stringValue: String
+    package let stringValue: String
     /// Always nil: configuration keys are text.
-    public var intValue: Int? { nil }
+    package var intValue: Int? { nil }
 
     /// Makes a key.
-    public init?(stringValue: String) {
+    package init?(stringValue: String) {
         self.stringValue = stringValue
     }
 
     /// Makes a key from a number's text.
-    public init?(intValue: Int) {
+    package init?(intValue: Int) {
         self.stringValue = String(intValue)
     }
 }

@@ -20,20 +20,20 @@ enum ValueExpectation {
 }
 
 /// A settings type that says how it is written, for "expected …" messages.
-public protocol DescribedSetting {
+package protocol DescribedSetting {
     /// "one of: ascending, descending".
     static var expectation: String { get }
 }
 
 /// A setting written as one of a few words (`key: relative`), with a message naming them all when it is none.
-public protocol SettingChoice: RawRepresentable<String>, CaseIterable, Decodable, DescribedSetting {}
+package protocol SettingChoice: RawRepresentable<String>, CaseIterable, Decodable, DescribedSetting {}
 
 extension SettingChoice {
     /// "one of: url, relative".
-    public static var expectation: String { "one of: " + allCases.map(\.rawValue).joined(separator: ", ") }
+    package static var expectation: String { "one of: " + allCases.map(\.rawValue).joined(separator: ", ") }
 
     /// Decodes one of the words.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let value = Self(rawValue: text) else {
             throw DecodingError.dataCorrupted(

@@ -33,7 +33,7 @@ public struct HTTPTransportSettings: Decodable, Sendable {
     public init() {
         connectTimeout = .seconds(10)
         redirects = .default
-        maxResponseSize = 256 << 20
+        maxResponseSize = TransportResponse.defaultMaxSize
         maxConnectionsPerHost = 8
     }
 

@@ -182,9 +182,6 @@ public final class InMemoryTransport: Transport {
         try await redirects.send(request) { try await exchange($0, progress: progress) }
     }
 
-    /// The most a coded reply's body may decode to: the other transports' default response limit.
-    private static let maxDecodedSize = 256 << 20
-
     /// As on a wire: `Accept-Encoding: identity` unless the request names its own, a reply coded in a way the
     /// request did not accept refused at its head, and one coded as it asked decoded (``TransportKit/ContentCoding``).
     private func exchange(_ asked: TransportRequest, progress: TransportProgressHandler?) async throws
@@ -235,7 +232,7 @@ public final class InMemoryTransport: Transport {
         if let refusal = ContentCoding.refusal(of: reply.headers, to: asked) { throw refusal }
         return try ContentCoding.decoded(
             TransportResponse(status: reply.status, headers: reply.headers, body: reply.body), for: request,
-            limit: Self.maxDecodedSize)
+            limit: TransportResponse.defaultMaxSize)
     }
 
     /// Reports the reply's body arriving piece by piece, `pieceInterval` apart.

@@ -22,4 +22,9 @@ public struct TransportResponse: Sendable, Hashable {
 
     /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
+
+    /// The largest body, once decoded, that Tether's transports hand over unless configured otherwise: 256 MiB.
+    /// A larger one fails the exchange with ``TransportError/Kind-swift.struct/responseTooLarge`` instead of taking
+    /// the process's memory.
+    public static let defaultMaxSize = 256 << 20
 }

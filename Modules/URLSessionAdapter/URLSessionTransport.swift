@@ -46,7 +46,7 @@ public final class URLSessionTransport: Transport {
         /// Makes a configuration; every parameter has a default.
         public init(
             connectTimeout: Duration = .seconds(10), redirects: RedirectPolicy = .default,
-            maxResponseSize: Int = 256 << 20, maxConnectionsPerHost: Int = 8,
+            maxResponseSize: Int = TransportResponse.defaultMaxSize, maxConnectionsPerHost: Int = 8,
             logger: Logger = Logger(label: "tether.transport.urlsession")
         ) {
             self.connectTimeout = connectTimeout
