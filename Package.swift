@@ -619,8 +619,8 @@ if Context.environment["TETHER_FUZZ"] != nil {
 //   TETHER_CORE_SUITES=1 swift test -c release
 //   TETHER_CORE_SUITES=1 swift test --sanitize=thread
 // Left out: the transport adapters and their conformance suite, the pipeline and the sample (their time goes to real
-// networks and child processes, which the debug stage runs), and the SQLite crash-and-restart suite (child processes
-// on a loopback server). TETHER_SANITIZER_SUITES, the earlier name, is still accepted.
+// networks and child processes, which the debug stage runs), and the SQLite restart suite (child processes on a
+// loopback server). TETHER_SANITIZER_SUITES, the earlier name, is still accepted.
 if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETHER_SANITIZER_SUITES"] != nil {
     let networked: Set<String> = [
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
@@ -637,7 +637,7 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
             if case .targetItem(let name, _) = dependency { return networked.contains(name) }
             return false
         }
-        target.exclude += ["CrashAndRestartTests.swift"]
+        target.exclude += ["RestartTests.swift"]
     }
     // The packages only those targets used go too: SwiftPM warns of a dependency no target uses. A product named
     // alone, or a plugin, counts for the package of that name.

@@ -77,7 +77,8 @@ public struct ProbeProcess: Sendable {
 
     /// Waits for the process to exit; past `deadline` (times ``DeadlineScale/factor``), kills it (SIGKILL), so that a
     /// hung child fails its test with the lines it got to instead of running into the test's time limit with nothing
-    /// to show.
+    /// to show. A sanitizer's reports in its output are copied to this process's standard error, where CI's sanitizer
+    /// stage looks for them.
     public func finish(within deadline: Duration = .seconds(60)) async -> Outcome {
         let identifier = process.processIdentifier
         let exited = exited
@@ -90,6 +91,9 @@ public struct ProbeProcess: Sendable {
         await exited.wait()
         watchdog.cancel()
         let killed = await watchdog.value
+        let lines = lines
+        SanitizerReports.forward(
+            lines, child: "\(process.executableURL?.lastPathComponent ?? "probe") (pid \(identifier))")
         return Outcome(
             status: process.terminationStatus, lines: lines,
             killedAtDeadline: killed ? DeadlineScale.scaled(deadline) : nil)
