@@ -8,23 +8,28 @@ package import Synchronization
 /// fields on another thread is reported as a race with its initializer (a resource's observer table, made by
 /// `addObserver` while a flush asks `hasObservers`, is one). These atomics are inlined into Tether's code and seen.
 package struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, @unchecked Sendable {
-    @usableFromInline let storage: Atomic<Unmanaged<Instance>?>
+    /// The instance's address, retained once, or 0. An address rather than an `Unmanaged<Instance>?`: an atomic of a
+    /// concrete type needs no generic metadata, so even a call the optimizer leaves unspecialized costs a load, not
+    /// a metadata lookup.
+    @usableFromInline let storage: Atomic<UInt>
 
     /// Nothing stored yet.
     @inlinable
     package init() {
-        storage = Atomic(nil)
+        storage = Atomic(0)
     }
 
     @inlinable
     deinit {
-        storage.load(ordering: .acquiring)?.release()
+        if let instance = Self.instance(at: storage.load(ordering: .acquiring)) {
+            Unmanaged.passUnretained(instance).release()
+        }
     }
 
     /// The instance stored, if any (an acquiring load: its initialization happened before).
     @inlinable
     package func load() -> Instance? {
-        storage.load(ordering: .acquiring)?.takeUnretainedValue()
+        Self.instance(at: storage.load(ordering: .acquiring))
     }
 
     /// Stores `desired` if nothing is stored yet, and returns what is stored then: `desired`, or the instance
@@ -32,10 +37,17 @@ package struct LazyReference<Instance: AnyObject & Sendable>: ~Copyable, @unchec
     @inlinable
     package func storeIfNil(_ desired: consuming Instance) -> Instance {
         let new = Unmanaged.passRetained(desired)
+        let address = UInt(bitPattern: new.toOpaque())
         let (exchanged, current) = storage.compareExchange(
-            expected: nil, desired: new, ordering: .acquiringAndReleasing)
-        guard !exchanged, let current else { return new.takeUnretainedValue() }
+            expected: 0, desired: address, ordering: .acquiringAndReleasing)
+        guard !exchanged, let stored = Self.instance(at: current) else { return new.takeUnretainedValue() }
         new.release()
-        return current.takeUnretainedValue()
+        return stored
+    }
+
+    @inlinable
+    static func instance(at address: UInt) -> Instance? {
+        guard let pointer = UnsafeRawPointer(bitPattern: address) else { return nil }
+        return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
     }
 }
