@@ -1,7 +1,8 @@
 // The hot paths whose cost CI guards by instruction count, which does not move with the machine's load:
 //   tether-instructions <scenario> <iterations>
-// runs one scenario that many times. Scripts/check-instructions.sh runs each under callgrind twice — with its
-// iterations and with none — and compares the difference per iteration with Benchmarks/InstructionCounts/baseline.tsv.
+// runs one scenario that many times. Scripts/check-instructions.sh runs each under callgrind twice — with one
+// iteration and with one more than its count — and compares the difference per iteration with
+// Benchmarks/InstructionCounts/baseline.tsv.
 // Every scenario is synchronous: this machine's valgrind (3.19) stops on the threads Swift concurrency starts.
 
 import Foundation
