@@ -1,7 +1,7 @@
-public import DeliveryKit
+package import DeliveryKit
 import DocumentStoreKit
 import Foundation
-public import OwnershipKit
+package import OwnershipKit
 import TetherClock
 import TetherConcurrency
 import TetherJSON
@@ -9,74 +9,74 @@ import TetherJSON
 /// What an inspector shows of a ``Store``: its live queries, who observes each and owns the observation, what waits
 /// for a slow consumer, and how far behind the store each observer is. Taken on demand by ``Store/inspect()``;
 /// nothing is recorded for it otherwise. Field names are stable: they are the inspector's JSON.
-public struct StoreInspection: Sendable, Hashable, Codable {
+package struct StoreInspection: Sendable, Hashable, Codable {
     /// The store's last published commit.
-    public var lastCommit: UInt64
+    package var lastCommit: UInt64
     /// The engine's counts.
-    public var statistics: LiveQueryStatistics
+    package var statistics: LiveQueryStatistics
     /// Every observed query (identical queries are one), sorted by collection and query.
-    public var liveQueries: [LiveQueryInspection]
+    package var liveQueries: [LiveQueryInspection]
 }
 
 /// One observed query.
-public struct LiveQueryInspection: Sendable, Hashable, Codable {
+package struct LiveQueryInspection: Sendable, Hashable, Codable {
     /// Its collection.
-    public var collection: String
+    package var collection: String
     /// The query as its first observer wrote it (`group == $args.group`, with the arguments bound).
-    public var query: String
+    package var query: String
     /// The compiled query, with its arguments' values.
-    public var compiled: String
+    package var compiled: String
     /// Documents in its latest result.
-    public var documents: Int
+    package var documents: Int
     /// The commit its latest result is exact at.
-    public var commit: UInt64
+    package var commit: UInt64
     /// Whether its changes are held back while every observer is busy with an earlier result (or commits are kept,
     /// unmerged, while every query is).
-    public var isHeldBack: Bool
+    package var isHeldBack: Bool
     /// Whether its last evaluation failed (its observers keep their last good result; it is retried).
-    public var isFailing: Bool
+    package var isFailing: Bool
     /// Its observers, in the order they were added.
-    public var observers: [LiveQueryObserverInspection]
+    package var observers: [LiveQueryObserverInspection]
 }
 
 /// One observer of a live query.
-public struct LiveQueryObserverInspection: Sendable, Hashable, Codable {
+package struct LiveQueryObserverInspection: Sendable, Hashable, Codable {
     /// Its id in the store, in the order observers were added (stable while it lives).
-    public var id: UInt64
+    package var id: UInt64
     /// How it takes results: `handler` (`observeLocal…`, under next-signal), `async` (`observeLocalAsync`) or
     /// `snapshots` (`snapshots()`).
-    public var kind: String
+    package var kind: String
     /// What owns the observation: the owner given, or the `LiveQuery` handle (type `LiveQuery`) when none was.
-    public var owners: [ObserverInspection.Owner]
+    package var owners: [ObserverInspection.Owner]
     /// Whether it observes now.
-    public var isObserving: Bool
+    package var isObserving: Bool
     /// Whether it holds a result it has not yet signalled (`signalNext`, or its handler still running).
-    public var isBusy: Bool
+    package var isBusy: Bool
     /// The result waiting for its signal, if any — in its lane, or the query's latest, which it takes when it
     /// signals: its documents and commit.
-    public var waiting: WaitingResult?
+    package var waiting: WaitingResult?
     /// The commit its last received result is current at (nil before the first).
-    public var deliveredCommit: UInt64?
+    package var deliveredCommit: UInt64?
     /// How many commits the store is ahead of what it has received.
-    public var commitsBehind: UInt64?
+    package var commitsBehind: UInt64?
     /// Its lane's counts: results delivered, coalesced while it was busy, skipped as unchanged, the most held.
-    public var delivery: DeliveryStatistics
+    package var delivery: DeliveryStatistics
 }
 
 /// A result waiting for a busy observer.
-public struct WaitingResult: Sendable, Hashable, Codable {
+package struct WaitingResult: Sendable, Hashable, Codable {
     /// Documents in it (0 for a failure waiting to be reported).
-    public var documents: Int
+    package var documents: Int
     /// The commit it is exact at (nil for a failure).
-    public var commit: UInt64?
+    package var commit: UInt64?
     /// Its documents' size as compact JSON text, in bytes (measured when inspected).
-    public var bytes: Int
+    package var bytes: Int
     /// Seconds since the engine published it, on the store's time source — nil for a result waiting in the
     /// observer's lane rather than in the query's published result (a result submitted while it was busy).
-    public var ageSeconds: Double?
+    package var ageSeconds: Double?
 
     /// Makes a waiting result's inspection.
-    public init(documents: Int, commit: UInt64?, bytes: Int, ageSeconds: Double?) {
+    package init(documents: Int, commit: UInt64?, bytes: Int, ageSeconds: Double?) {
         self.documents = documents
         self.commit = commit
         self.bytes = bytes
@@ -86,7 +86,7 @@ public struct WaitingResult: Sendable, Hashable, Codable {
 
 extension Store {
     /// The live queries as an inspector shows them (see ``StoreInspection``).
-    public func inspect() -> StoreInspection {
+    package func inspect() -> StoreInspection {
         engine.inspect(lastCommit: lastCommit)
     }
 }

@@ -3,34 +3,34 @@ import TetherConcurrency
 /// One observer as an inspector shows it: what it is, how it is held, and who owns it.
 ///
 /// Taken on demand by ``ObserverTable/inspect()``: nothing is recorded per delivery for it.
-public struct ObserverInspection: Sendable, Hashable, Codable {
+package struct ObserverInspection: Sendable, Hashable, Codable {
     /// One owner of the observer.
-    public struct Owner: Sendable, Hashable, Codable {
+    package struct Owner: Sendable, Hashable, Codable {
         /// The owner's type name (`ProfileScreen`), known also once it is gone.
-        public var type: String
+        package var type: String
         /// Whether the owner is alive now.
-        public var isAlive: Bool
+        package var isAlive: Bool
 
         /// Makes an owner's inspection.
-        public init(type: String, isAlive: Bool) {
+        package init(type: String, isAlive: Bool) {
             self.type = type
             self.isAlive = isAlive
         }
     }
 
     /// The observer's id in its table, in the order observers were added.
-    public var id: UInt64
+    package var id: UInt64
     /// The observer's type name: its class, or the type of the value the table holds (a closure's wrapper).
-    public var observerType: String
+    package var observerType: String
     /// Whether the observer owns itself (held weakly: it observes while it lives).
-    public var isSelfOwned: Bool
+    package var isSelfOwned: Bool
     /// Its external owners (it is held strongly while one of them lives).
-    public var owners: [Owner]
+    package var owners: [Owner]
     /// Whether it observes now: not removed, and an owner (itself, when self-owned) alive.
-    public var isObserving: Bool
+    package var isObserving: Bool
 
     /// Makes an observer's inspection.
-    public init(id: UInt64, observerType: String, isSelfOwned: Bool, owners: [Owner], isObserving: Bool) {
+    package init(id: UInt64, observerType: String, isSelfOwned: Bool, owners: [Owner], isObserving: Bool) {
         self.id = id
         self.observerType = observerType
         self.isSelfOwned = isSelfOwned
@@ -43,13 +43,13 @@ extension ObserverTable {
     /// Every observer in the table now, in the order they were added: for an inspector. Costs one lock and a copy
     /// of the table's entries; observers whose owners died since the last sweep are listed (not observing) until it
     /// settles them.
-    public func inspect() -> [ObserverInspection] {
+    package func inspect() -> [ObserverInspection] {
         inspect { _ in () }.map(\.observer)
     }
 
     /// Every observer in the table now, with what `detail` tells of each one still held (its delivery lane, say):
     /// nil only for a self-owned observer that is gone. `detail` runs outside the table's lock.
-    public func inspect<Detail>(
+    package func inspect<Detail>(
         detail: (Observer) -> Detail
     ) -> [(observer: ObserverInspection, detail: Detail?)] {
         let snapshot = state.withLock { $0.entries }

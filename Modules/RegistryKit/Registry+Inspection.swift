@@ -4,25 +4,25 @@ import TetherConcurrency
 /// flush only because something else references them.
 extension Registry {
     /// One live instance and how it is held.
-    public struct Inspection: Sendable {
+    package struct Inspection: Sendable {
         /// The instance's key.
-        public let key: Key
+        package let key: Key
         /// The instance (held strongly by the inspection).
-        public let value: Value
+        package let value: Value
         /// Whether the registry holds it strongly (not yet flushed, or revived since).
-        public let isHeldStrongly: Bool
+        package let isHeldStrongly: Bool
         /// Whether it is in use (for resources: observed): no flush demotes it.
-        public let isInUse: Bool
+        package let isInUse: Bool
         /// Whether something other than the registry references it: it survives a flush even when not in use.
-        public let isReferencedElsewhere: Bool
+        package let isReferencedElsewhere: Bool
 
         /// Whether the next flush would deallocate it: held only by the registry and not in use.
-        public var wouldBeReleasedByFlush: Bool { !isInUse && !isReferencedElsewhere }
+        package var wouldBeReleasedByFlush: Bool { !isInUse && !isReferencedElsewhere }
     }
 
     /// Every live instance with how it is held, in no particular order. On demand, for an inspector: it costs one
     /// pass over the registry under its lock, and nothing is recorded for it otherwise.
-    public func inspect() -> [Inspection] {
+    package func inspect() -> [Inspection] {
         var released: [Value] = []
         let inspections = state.withLock { state -> [Inspection] in
             var inspections: [Inspection] = []

@@ -7,27 +7,27 @@ import Foundation
 /// The memory-pressure events a ``Service`` has responded to through its monitors (see
 /// ``Service/memoryPressureMonitor(source:)``), as an inspector shows them. Field names are stable: they are the
 /// inspector's JSON.
-public struct MemoryPressureInspection: Sendable, Hashable, Codable {
+package struct MemoryPressureInspection: Sendable, Hashable, Codable {
     /// The latest event.
-    public struct Event: Sendable, Hashable, Codable {
+    package struct Event: Sendable, Hashable, Codable {
         /// The source's name (`psi`, `resident`, `manual`, …).
-        public var source: String
+        package var source: String
         /// How pressing it was (`warning`, `critical`).
-        public var level: String
+        package var level: String
         /// What the source saw.
-        public var reason: String
+        package var reason: String
         /// Resources the flush it caused released.
-        public var released: Int
+        package var released: Int
         /// Seconds since it came, on the service's time source.
-        public var ageSeconds: Double
+        package var ageSeconds: Double
     }
 
     /// Events responded to.
-    public var events: Int
+    package var events: Int
     /// Resources their flushes released, in all.
-    public var released: Int
+    package var released: Int
     /// The latest, if any came.
-    public var last: Event?
+    package var last: Event?
 }
 
 /// What a service keeps of the memory-pressure events it responded to: a count and the latest (per event, never

@@ -1,5 +1,5 @@
-public import DeliveryKit
-public import OwnershipKit
+package import DeliveryKit
+package import OwnershipKit
 import RegistryKit
 import TetherClock
 import TetherConcurrency
@@ -13,77 +13,77 @@ import Foundation
 /// What an inspector shows of a ``Service``: its resources, what each holds, who observes it, and what the next
 /// memory-pressure flush would release. Taken on demand by ``Service/inspect()``; nothing is recorded for it
 /// otherwise. Field names are stable: they are the inspector's JSON.
-public struct ServiceInspection: Sendable, Hashable, Codable {
+package struct ServiceInspection: Sendable, Hashable, Codable {
     /// The service's base URL.
-    public var baseURL: String?
+    package var baseURL: String?
     /// How many resources the cache holds before creating one flushes unused ones.
-    public var cacheCountLimit: Int
+    package var cacheCountLimit: Int
     /// Every live resource, by URL.
-    public var resources: [ResourceInspection]
+    package var resources: [ResourceInspection]
     /// The memory-pressure events it responded to, and what they released.
-    public var memoryPressure: MemoryPressureInspection
+    package var memoryPressure: MemoryPressureInspection
 }
 
 /// One resource as an inspector shows it.
-public struct ResourceInspection: Sendable, Hashable, Codable {
+package struct ResourceInspection: Sendable, Hashable, Codable {
     /// Its URL (or the text of an invalid one).
-    public var url: String
+    package var url: String
     /// Whether an observer's owner is alive: it is never evicted.
-    public var isObserved: Bool
+    package var isObserved: Bool
     /// Whether something other than the service's cache references it (a variable in your code, a task): it
     /// survives a flush even unobserved.
-    public var isReferencedElsewhere: Bool
+    package var isReferencedElsewhere: Bool
     /// Whether the cache holds it strongly (false: flushed, alive only through outside references).
-    public var isCached: Bool
+    package var isCached: Bool
     /// Whether the next memory-pressure flush would release it: unobserved and referenced by nothing else.
-    public var wouldBeReleasedByFlush: Bool
+    package var wouldBeReleasedByFlush: Bool
     /// Its latest data, if any.
-    public var data: DataInspection?
+    package var data: DataInspection?
     /// Loads in flight (a superseded one included until it ends).
-    public var loadsInFlight: Int
+    package var loadsInFlight: Int
     /// The latest load's error, cleared by the next success.
-    public var lastError: String?
+    package var lastError: String?
     /// Its observers, in the order they were added.
-    public var observers: [ResourceObserverInspection]
+    package var observers: [ResourceObserverInspection]
 }
 
 /// A resource's latest data.
-public struct DataInspection: Sendable, Hashable, Codable {
+package struct DataInspection: Sendable, Hashable, Codable {
     /// Its content type.
-    public var contentType: String
+    package var contentType: String
     /// Its size in bytes, when known (the body as text or bytes, else `Content-Length`).
-    public var bytes: Int?
+    package var bytes: Int?
     /// Seconds since it was received (or confirmed by a 304).
-    public var ageSeconds: Double
+    package var ageSeconds: Double
     /// Its ETag, if the server sent one.
-    public var etag: String?
+    package var etag: String?
     /// Whether ``Resource/loadIfNeeded()`` would do nothing now (not expired, not invalidated).
-    public var isFresh: Bool
+    package var isFresh: Bool
 }
 
 /// One observer of a resource.
-public struct ResourceObserverInspection: Sendable, Hashable, Codable {
+package struct ResourceObserverInspection: Sendable, Hashable, Codable {
     /// Its id among the resource's observers, in the order they were added (stable while it lives).
-    public var id: UInt64
+    package var id: UInt64
     /// How it was added: `self-owned` (`addObserver(self)`), `owned` (`addObserver(_:owner:)`) or `closure`
     /// (`addObserver(owner:) { … }`).
-    public var flavour: String
+    package var flavour: String
     /// The observer's type name (`closure` for a closure).
-    public var observerType: String
+    package var observerType: String
     /// Its owners: type names, and whether each is alive.
-    public var owners: [ObserverInspection.Owner]
+    package var owners: [ObserverInspection.Owner]
     /// Whether it observes now.
-    public var isObserving: Bool
+    package var isObserving: Bool
     /// How events reach it: `direct` (called in the notifier's context, no policy) or the delivery policy's type
     /// name — `ExecutorDeliveryPolicy` for `.deliverOn(…)`, `ImmediateDeliveryPolicy` for `.immediate`.
-    public var policy: String
+    package var policy: String
     /// With a delivery policy, its lane's counts: events delivered, coalesced while it was busy, the most held.
-    public var delivery: DeliveryStatistics?
+    package var delivery: DeliveryStatistics?
 }
 
 extension Service {
     /// The service's resources as an inspector shows them, sorted by URL (see ``ServiceInspection``).
-    public func inspect() -> ServiceInspection {
+    package func inspect() -> ServiceInspection {
         let now = core.timeSource.now
         let resources = core.resources.inspect().map { entry in
             entry.value.inspect(now: now, holding: entry)

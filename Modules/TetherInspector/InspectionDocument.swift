@@ -1,6 +1,6 @@
-public import LiveQueryKit
+package import LiveQueryKit
 import OwnershipKit
-public import ResourceKit
+package import ResourceKit
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -10,48 +10,48 @@ import Foundation
 
 /// What `GET /api/v1/inspection` returns: every service and store the inspector watches, as they are now. Version 1;
 /// field names are stable, and new fields may be added (a client ignores the ones it does not know).
-public struct InspectionDocument: Sendable, Hashable, Codable {
+package struct InspectionDocument: Sendable, Hashable, Codable {
     /// A watched service.
-    public struct NamedService: Sendable, Hashable, Codable {
+    package struct NamedService: Sendable, Hashable, Codable {
         /// The name it was watched under.
-        public var name: String
+        package var name: String
         /// Its resources and their observers.
-        public var service: ServiceInspection
+        package var service: ServiceInspection
     }
 
     /// A watched store.
-    public struct NamedStore: Sendable, Hashable, Codable {
+    package struct NamedStore: Sendable, Hashable, Codable {
         /// The name it was watched under.
-        public var name: String
+        package var name: String
         /// Its live queries and their observers.
-        public var store: StoreInspection
+        package var store: StoreInspection
     }
 
     /// How many observers are owned by live objects of one type, across every service and store: where a leak
     /// shows ("12 `ProfileScreen` owners alive, 6 expected").
-    public struct OwnerCount: Sendable, Hashable, Codable {
+    package struct OwnerCount: Sendable, Hashable, Codable {
         /// The owners' type name.
-        public var type: String
+        package var type: String
         /// How many distinct observations such owners keep alive now.
-        public var observations: Int
+        package var observations: Int
         /// How long, in seconds, the oldest of these observations has been alive — counted from the first
         /// inspection that saw it, since the core records no time per observer.
-        public var oldestSeconds: Double
+        package var oldestSeconds: Double
     }
 
     /// The API's version: 1.
-    public var version = 1
+    package var version = 1
     /// When the document was taken (seconds since 1970).
-    public var takenAt: Double
+    package var takenAt: Double
     /// The watched services, in the order they were watched.
-    public var services: [NamedService]
+    package var services: [NamedService]
     /// The watched stores, in the order they were watched.
-    public var stores: [NamedStore]
+    package var stores: [NamedStore]
     /// Observations by the type of their live owners, most first (observers' own types when self-owned; the
     /// `LiveQuery` handle's when no owner was given).
-    public var owners: [OwnerCount]
+    package var owners: [OwnerCount]
     /// Resources kept only by a reference from outside the cache: flushed (or unobserved), and still alive.
-    public var keptFromOutside: [String]
+    package var keptFromOutside: [String]
 
     init(takenAt: Date, services: [NamedService], stores: [NamedStore], ages: inout ObservationAges) {
         self.takenAt = takenAt.timeIntervalSince1970

@@ -15,7 +15,7 @@ import Foundation
 /// A small HTTP server that shows, live in a browser, which observers are alive, who owns them, which resources are
 /// held and why, and which results wait for a slow consumer.
 ///
-/// It serves a JSON API (`GET /api/v1/inspection`, see ``InspectionDocument``) and a page over it (`GET /`), from
+/// It serves a JSON API (`GET /api/v1/inspection`, described in the repository's `Docs/Inspector.md`) and a page over it (`GET /`), from
 /// the same server, with no build step and nothing from the network. It listens on 127.0.0.1 unless told otherwise
 /// (and then only with a token). Run it as a service beside your app; it inspects only when asked — a page polling
 /// once a second, paused while its tab is hidden — and costs nothing otherwise.
@@ -72,7 +72,7 @@ public final class Inspector: ServiceLifecycle.Service, Sendable {
     }
 
     /// Everything watched, as it is now: what `GET /api/v1/inspection` returns.
-    public func inspect() -> InspectionDocument {
+    package func inspect() -> InspectionDocument {
         let watched = watched.withLock { $0 }
         let services = watched.services.map {
             InspectionDocument.NamedService(name: $0.name, service: $0.service.inspect())
