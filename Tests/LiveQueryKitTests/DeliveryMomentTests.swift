@@ -53,14 +53,17 @@ struct LiveQueryDeliveryMomentTests {
         let watch = DeinitWatch()
         let signal = LockedValue<SignalNext?>(nil)
         let control = heldBack ? nil : try items.findAll().observeLocal { _, _ in }
+        let queue = DispatchQueue(label: "handler")
         let liveQuery: LiveQuery
         do {
             let owner = WatchedOwner(watch)
-            liveQuery = try items.findAll().observeLocalWithNextSignal(owner: owner) { _, _, signalNext in
+            liveQuery = try items.findAll().observeLocalWithNextSignal(owner: owner, deliverOn: queue) {
+                _, _, signalNext in
                 watch.recordCall()
                 signal.withLock { $0 = signalNext }  // holds the signal: the next result waits
             }
             try await eventually { signal.withLock { $0 } != nil }
+            queue.sync {}  // the first call returns while the test holds the owner, as in the test below
             // The free observer idle in the engine's eyes before the commit (its first result handled, its idle signal
             // taken): otherwise every observer is busy, and the change is held back in this case too.
             try await eventually { store.statistics.idleObservers == (heldBack ? 0 : 1) }
@@ -106,6 +109,9 @@ struct LiveQueryDeliveryMomentTests {
                 signal.withLock { $0 = signalNext }
             }
             try await eventually { signal.withLock { $0 } != nil }
+            // The first call returns while the test still holds the owner, so the owner's death below is noticed by
+            // the signal's check alone (a call the owner outlives ends the observation as it returns instead).
+            queue.sync {}
             try await items.upsert(["_id": "b"])
             // Its only observer busy: the wait computes the result, staged in the lane for the signal to take.
             await store.waitForLiveQueries()
