@@ -7,7 +7,7 @@ public import Foundation
 #endif
 
 /// When and how often a ``RetryingTransport`` tries a request again: exponential backoff with jitter, for idempotent
-/// methods only unless told otherwise, on transient connection failures and on 429, 502, 503 and 504 — honouring
+/// methods and requests with an idempotency key only unless told otherwise, on transient connection failures and on 429, 502, 503 and 504 — honouring
 /// `Retry-After` — within a cap on attempts and on total time.
 ///
 /// ```swift
@@ -49,6 +49,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var jitter: Double
     /// The methods that are retried (by default ``idempotentMethods``).
     public var methods: Set<HTTPMethod>
+    /// A request carrying this header field is retried whatever its method: its key lets the server answer a
+    /// repeat without applying it twice (the IETF draft's `Idempotency-Key`, the default, which ResourceKit's
+    /// mutations send). Nil retries by method alone.
+    public var idempotencyKeyHeader: String?
     /// The statuses that are retried (by default ``transientStatuses``).
     public var statuses: Set<Int>
     /// The failures that are retried (by default ``transientErrors``).
@@ -64,7 +68,7 @@ public struct RetryPolicy: Sendable, Hashable {
         backoffMultiplier: Double = 2, maxBackoff: Duration = .seconds(10), jitter: Double = 0.5,
         methods: Set<HTTPMethod> = RetryPolicy.idempotentMethods, statuses: Set<Int> = RetryPolicy.transientStatuses,
         errors: Set<TransportError.Kind> = RetryPolicy.transientErrors, honorsRetryAfter: Bool = true,
-        maxRetryAfter: Duration = .seconds(60)
+        maxRetryAfter: Duration = .seconds(60), idempotencyKeyHeader: String? = "Idempotency-Key"
     ) {
         self.maxAttempts = maxAttempts
         self.maxTotalTime = maxTotalTime
@@ -77,6 +81,12 @@ public struct RetryPolicy: Sendable, Hashable {
         self.errors = errors
         self.honorsRetryAfter = honorsRetryAfter
         self.maxRetryAfter = maxRetryAfter
+        self.idempotencyKeyHeader = idempotencyKeyHeader
+    }
+
+    /// Whether `request` may be tried again: its method is one of ``methods``, or it carries an idempotency key.
+    func retries(_ request: TransportRequest) -> Bool {
+        methods.contains(request.method) || idempotencyKeyHeader.map { request.headers[$0] != nil } == true
     }
 
     /// Three attempts within 30 seconds, 200 ms doubling to at most 10 s, half of each wait random.

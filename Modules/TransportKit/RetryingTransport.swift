@@ -51,7 +51,7 @@ public struct RetryingTransport: Transport {
         -> TransportResponse
     {
         let start = timeSource.now
-        let retriesMethod = policy.methods.contains(request.method)
+        let retriable = policy.retries(request)
         var attempt = 1
         while true {
             var attemptRequest = request
@@ -62,7 +62,7 @@ public struct RetryingTransport: Transport {
             let reason: String
             do {
                 let response = try await base.send(attemptRequest, progress: progress)
-                guard retriesMethod, attempt < policy.attemptLimit, policy.statuses.contains(response.status) else {
+                guard retriable, attempt < policy.attemptLimit, policy.statuses.contains(response.status) else {
                     return response
                 }
                 if let asked = policy.retryAfter(in: response.headers, now: timeSource.now) {
@@ -76,7 +76,7 @@ public struct RetryingTransport: Transport {
             } catch {
                 var failure = transportError(error, request: request)
                 failure.attempts = attempt
-                guard retriesMethod, attempt < policy.attemptLimit, policy.errors.contains(failure.kind) else {
+                guard retriable, attempt < policy.attemptLimit, policy.errors.contains(failure.kind) else {
                     throw failure
                 }
                 wait = policy.backoff(afterAttempt: attempt, random: random())

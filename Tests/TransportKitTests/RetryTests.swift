@@ -119,6 +119,26 @@ struct RetryTests {
         #expect(transport.requestCount(to: url.absoluteString) == 1, "500 is not transient")
     }
 
+    @Test("A POST or PATCH with an idempotency key is retried, with the same key; without the policy's header, not")
+    func idempotencyKey() async throws {
+        let transport = InMemoryTransport()
+        transport.route(url.absoluteString, reply: .status(503))
+        let fast = RetryPolicy(maxAttempts: 3, initialBackoff: .zero)
+        for method: HTTPMethod in [.post, .patch] {
+            transport.clearLog()
+            let request = TransportRequest(method: method, url: url, headers: ["Idempotency-Key": "k-\(method)"])
+            _ = try await RetryingTransport(transport, policy: fast).send(request)
+            #expect(
+                transport.requests.map { $0.headers["Idempotency-Key"] } == Array(repeating: "k-\(method)", count: 3))
+        }
+        var byMethodOnly = fast
+        byMethodOnly.idempotencyKeyHeader = nil
+        transport.clearLog()
+        _ = try await RetryingTransport(transport, policy: byMethodOnly).send(
+            TransportRequest(method: .post, url: url, headers: ["Idempotency-Key": "k"]))
+        #expect(transport.requestCount(to: url.absoluteString) == 1)
+    }
+
     @Test("The total-time cap stops retries whose wait would overrun it, and cuts each attempt's timeout")
     func totalTime() async throws {
         let clock = ManualTimeSource()
