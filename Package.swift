@@ -344,6 +344,7 @@ let package = Package(
             dependencies: [
                 "EntityCacheKit", "TetherClock", "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit",
                 "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/ResourceKitTests"
         ),
@@ -359,7 +360,12 @@ let package = Package(
             name: "AsyncHTTPClientAdapterTests",
             dependencies: [
                 "AsyncHTTPClientAdapter", "TransportKit", "TransportConformance", "TetherTestingTraits",
+                "ResourceKit", "LoopbackServer", "TetherConcurrency", "TetherJSON", "TetherTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes the live-query parser and the configuration loader with libFuzzer (-sanitize=fuzzer,address), and runs the
-# live-query model (LiveQueryModelTests: random sequences of operations against a brute-force reference) at length.
-#   Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|all] [runs]
-# (default: all; 1000000 runs each for the fuzzers, 100000 sequences for the model, half on each store). A failing
-# model sequence is printed with its steps and the seed that replays it.
+# models (random sequences of operations against a brute-force reference: LiveQueryModelTests, MutationModelTests)
+# at length.
+#   Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|all] [runs]
+# (default: all; 1000000 runs each for the fuzzers, 100000 sequences for each model, the live-query model's half on
+# each store). A failing model sequence is printed with its steps and the seed that replays it.
 # FUZZ_TIMEOUT (seconds, default 10) is how long one input may take before it counts as a hang; raise it when the
 # fuzzer runs niced beside other work, where an input can wait that long for a processor.
 # The seed corpora are committed under Fuzz/<Target>/corpus; what the fuzzer adds goes to .build-fuzz/corpus/<target>.
@@ -36,14 +37,26 @@ model() {
         --scratch-path .build-fuzz-model --filter LiveQueryModelTests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]"
 }
 
+mutation_model() {
+    local sequences=$1
+    echo "=== MutationModelTests: $sequences sequences (release)"
+    TETHER_CORE_SUITES=1 TETHER_MUTATION_SEQUENCES=$sequences swift test -c release \
+        --scratch-path .build-fuzz-model --filter MutationModelTests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]"
+}
+
 case "$which" in
     query-parser) fuzz FuzzQueryParser Fuzz/QueryParser/corpus 256 ;;
     configuration-loader) fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096 ;;
     live-query-model) model "${2:-100000}" ;;
+    mutation-model) mutation_model "${2:-100000}" ;;
     all)
         fuzz FuzzQueryParser Fuzz/QueryParser/corpus 256
         fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096
         model 100000
+        mutation_model 100000
         ;;
-    *) echo "usage: Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|all] [runs]"; exit 2 ;;
+    *)
+        echo "usage: Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|all] [runs]"
+        exit 2
+        ;;
 esac

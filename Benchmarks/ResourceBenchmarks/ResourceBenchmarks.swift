@@ -1,4 +1,5 @@
-// ResourceKit benchmarks: lookups, cache growth and churn, loadIfNeeded, stub loads, fan-out — each beside a baseline.
+// ResourceKit benchmarks: lookups, cache growth and churn, loadIfNeeded, stub loads, fan-out, optimistic updates —
+// each beside a baseline.
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target ResourceBenchmarks
 
 import Benchmark
@@ -18,6 +19,7 @@ let base = "https://api.example.com/v1"
 let paths = (0..<20).map { "/items/\($0)" }
 let lookupRounds = 20_000
 let fanOut = 5_000
+let mutationObservers = 1_000
 
 final class Owner: Sendable {}
 
@@ -191,6 +193,34 @@ let benchmarks: @Sendable () -> Void = {
         for _ in 0..<fanOut { resource.addObserver(owner: owner) { _, event in blackHole(event) } }
         benchmark.startMeasurement()
         for iteration in benchmark.scaledIterations { resource.overrideLocalContent(with: iteration) }
+        benchmark.stopMeasurement()
+        blackHole(owner)
+    }
+
+    // A mutation's optimistic update shown to 1,000 closure observers, beside a local override shown to the same
+    // observers: what an optimistic update adds (a request made and started, a layer computed) to the fan-out.
+    // Measured from the call to its return; the mutation is cancelled (rolled back) outside the measurement.
+    Benchmark("Optimistic update: 1 mutation shown to \(mutationObservers) closure observers") { benchmark in
+        let (service, _) = makeService()
+        let resource = service.resource("/mutated")
+        let owner = Owner()
+        for _ in 0..<mutationObservers { resource.addObserver(owner: owner) { _, event in blackHole(event) } }
+        resource.overrideLocalContent(with: 0)
+        benchmark.startMeasurement()
+        let mutation = resource.mutate(.put, text: "1", optimistic: .replacing(with: 1))
+        benchmark.stopMeasurement()
+        mutation.cancel()
+        blackHole(owner)
+    }
+
+    Benchmark("Baseline: 1 local override shown to \(mutationObservers) closure observers") { benchmark in
+        let (service, _) = makeService()
+        let resource = service.resource("/overridden")
+        let owner = Owner()
+        for _ in 0..<mutationObservers { resource.addObserver(owner: owner) { _, event in blackHole(event) } }
+        resource.overrideLocalContent(with: 0)
+        benchmark.startMeasurement()
+        resource.overrideLocalContent(with: 1)
         benchmark.stopMeasurement()
         blackHole(owner)
     }

@@ -58,16 +58,15 @@ extension Resource {
             cache.remove(forKey: key)
             return
         }
-        let applied = state.withLock { state -> Bool in
-            guard state.dataChanges == changesBefore, state.latestData == nil else { return false }
-            state.latestData = entity
+        let (applied, event) = state.withLock { state -> (Bool, ResourceEvent?) in
+            guard state.dataChanges == changesBefore, state.confirmedData == nil else { return (false, nil) }
             state.dataReceived = nil  // persisted: its age is the wall clock's, and a future timestamp is stale
-            state.post(.newData(.cache))
-            return true
+            return (true, state.confirm(entity, posting: .newData(.cache)))
         }
         core.logging.stateChanges.debug(
             applied ? "data from the persistent cache" : "cache hit ignored: newer data arrived meanwhile",
             metadata: ["url": "\(urlString)"])
+        if let event { showLayers(posting: event) }
         if applied { deliverEvents() }
     }
 

@@ -109,14 +109,15 @@ extension Resource {
     /// resource afterwards), clears data, error and invalidation, and sends ``ResourceEvent/newData(_:)`` with
     /// ``NewDataSource/wipe``. Observers stay.
     public func wipe() {
-        let (requests, released) = state.withLock { state -> ([Request], (Entity?, ResourceError?)) in
+        let (requests, released) = state.withLock {
+            state -> ([Request], (Entity?, ResourceError?, OptimisticLayers?)) in
             let requests = state.requests.map(\.request)
             state.requests.removeAll()
             state.loading.endLoad()
-            let released = (state.latestData.take(), state.latestError.take())
+            let released = (state.latestData, state.latestError.take(), state.optimistic.take())
+            _ = state.confirm(nil, posting: .newData(.wipe))  // no layers now: posted at once
             state.invalidated = false
             state.invalidations &+= 1
-            state.post(.newData(.wipe))
             return (requests, released)
         }
         removeCacheEntry()
@@ -133,16 +134,15 @@ extension Resource {
     /// after it if the server should be asked again.
     public func overrideLocalData(with entity: Entity) {
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
-        let released = state.withLock { state -> (Entity?, ResourceError?) in
-            let released = (state.latestData, state.latestError.take())
-            state.latestData = entity
+        let (released, event) = state.withLock { state -> ((Entity?, ResourceError?), ResourceEvent?) in
+            let released = (state.confirmedData, state.latestError.take())
             state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
             state.invalidated = false  // fresh data, from its timestamp, as a load's would be
-            state.post(.newData(.localOverride))
-            return released
+            return (released, state.confirm(entity, posting: .newData(.localOverride)))
         }
         removeCacheEntry()
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
+        if let event { showLayers(posting: event) }
         core.logging.stateChanges.debug("local override", metadata: ["url": "\(urlString)"])
         deliverEvents()
     }
@@ -238,7 +238,7 @@ extension Resource {
                     return .upToDate
                 }
             }
-            etag = state.latestData?.etag
+            etag = state.confirmedData?.etag
             state.loading.begin(LoadState.Load(request: request, invalidations: state.invalidations))
             state.requests.append((request, true))
             state.post(.requested)
@@ -297,7 +297,7 @@ extension Resource {
                 // A forced load begun during the cache read still revalidates what the cache holds.
                 await cacheChecked()
                 if transportRequest.headers["If-None-Match"] == nil,
-                    let etag = state.withLock({ $0.latestData?.etag })
+                    let etag = state.withLock({ $0.confirmedData?.etag })
                 {
                     transportRequest.headers["If-None-Match"] = etag
                 }
@@ -313,7 +313,7 @@ extension Resource {
             method: .get, url: urlString, timeSource: core.timeSource, resolve: nil,
             replay: { [self] in loadRequestAgain(capture: capture) },
             progressInterval: configuration.progressReportingInterval)
-        let etag = state.withLock { $0.latestData?.etag }
+        let etag = state.withLock { $0.confirmedData?.etag }
         request.prepare(loadExchange(configuration: configuration, etag: etag, awaitsCache: false, capture: capture))
         return request
     }
@@ -324,21 +324,24 @@ extension Resource {
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         var released: (Entity?, ResourceError?) = (nil, nil)
         var applied = false
+        var event: ResourceEvent?
         let resolved = state.withLock { state -> RequestOutcome in
-            state.removeRequest(request)
+            // Listed until its outcome shows: with optimistic layers over its data, that is when they are applied.
+            defer { if event == nil { state.removeRequest(request) } }
             guard let load = state.loading.resolve(request) else { return outcome }  // superseded or wiped
             applied = true
             let current = load.invalidations == state.invalidations
             switch outcome {
             case .newData(let entity):
-                released = (state.latestData, state.latestError.take())
-                state.latestData = entity
+                released = (state.confirmedData, state.latestError.take())
                 state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
                 if current { state.invalidated = false }
-                state.post(.newData(.network))
+                // Succeeded mutations waiting for this load give way to its data in the same step.
+                _ = state.removeLayers { $0.removedByLoadFrom.map { $0 <= load.invalidations } ?? false }
+                event = state.confirm(entity, posting: .newData(.network))
                 return outcome
             case .notModified:
-                guard var data = state.latestData else {
+                guard var data = state.confirmedData else {
                     let error = ResourceError(
                         .notModifiedWithoutData,
                         message: "the server answered 304 Not Modified, but there is no data to keep",
@@ -351,11 +354,11 @@ extension Resource {
                     return .failure(error)
                 }
                 data.timestamp = now
-                state.latestData = data
                 state.dataReceived = elapsed
                 released.1 = state.latestError.take()
                 if current { state.invalidated = false }
-                state.post(.notModified)
+                _ = state.removeLayers { $0.removedByLoadFrom.map { $0 <= load.invalidations } ?? false }
+                event = state.confirm(data, posting: .notModified)
                 return .notModified(data)
             case .failure(let error):
                 if error.isCancellation {
@@ -371,6 +374,7 @@ extension Resource {
             }
         }
         withExtendedLifetime(released) {}  // the replaced values are released here, outside the lock
+        if let event { showLayers(posting: event, finishing: request) }
         logOutcome(resolved)
         if applied { writeBack(resolved, raw: raw, at: now) }
         deliverEvents()

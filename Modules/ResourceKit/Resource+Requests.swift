@@ -108,18 +108,31 @@ extension Resource {
     public func request<Body: Encodable>(
         _ method: HTTPMethod, json: Body, encoder: JSONEncoder = JSONEncoder(), headers: HTTPHeaders = [:]
     ) -> Request {
-        do {
-            let body = try encoder.encode(json)
-            return request(method, body: body, contentType: "application/json", headers: headers)
-        } catch {
-            let request = Request(method: method, url: urlString, timeSource: core.timeSource, resolve: nil)
-            request.complete(
-                with: .failure(
-                    ResourceError(
-                        .invalidRequestBody, message: "the \(Body.self) body does not encode as JSON: \(error)",
-                        method: method, url: urlString, timestamp: core.timeSource.now, cause: error)))
-            return request
+        switch encodeJSON(json, encoder: encoder, method: method) {
+        case .success(let body): request(method, body: body, contentType: "application/json", headers: headers)
+        case .failure(let error): failedRequest(method, error)
         }
+    }
+
+    /// `json` encoded, or the error a request for it fails with.
+    func encodeJSON<Body: Encodable>(
+        _ json: Body, encoder: JSONEncoder, method: HTTPMethod
+    ) -> Result<Data, ResourceError> {
+        do {
+            return .success(try encoder.encode(json))
+        } catch {
+            return .failure(
+                ResourceError(
+                    .invalidRequestBody, message: "the \(Body.self) body does not encode as JSON: \(error)",
+                    method: method, url: urlString, timestamp: core.timeSource.now, cause: error))
+        }
+    }
+
+    /// A request that has already failed with `error`, having sent nothing.
+    func failedRequest(_ method: HTTPMethod, _ error: ResourceError) -> Request {
+        let request = Request(method: method, url: urlString, timeSource: core.timeSource, resolve: nil)
+        request.complete(with: .failure(error))
+        return request
     }
 
     /// Sends `request`, and turns what comes back into an outcome: a 304, new data through `pipeline`, or a failure

@@ -32,6 +32,11 @@ public struct ResourceConfiguration: Sendable {
     public var progressReportingInterval: Duration = .milliseconds(50)
     /// What a successful response's body becomes.
     public var pipeline = Pipeline()
+    /// The header field that carries a mutation's idempotency key: one key per mutation, the same on every attempt
+    /// of it (a transport's retries, ``Request/repeated()``), so that a server that saw it once can answer again
+    /// without applying the change twice. Default `Idempotency-Key` (the IETF draft's name); nil sends none. A key
+    /// the mutation's own `headers:` give is kept.
+    public var idempotencyKeyHeader: String? = "Idempotency-Key"
     /// Where loaded data is kept across restarts; nil (the default) for nowhere. On first use a resource reads its
     /// entry and, on a hit, shows it as ``NewDataSource/cache`` data; each load writes the raw body back, a 304
     /// re-timestamps it, and a local override or a wipe removes it. The cache's key function can opt resources out.

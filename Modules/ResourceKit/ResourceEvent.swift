@@ -38,4 +38,9 @@ public enum NewDataSource: Sendable, Hashable {
     case localOverride
     /// ``Resource/wipe()``: the data is now nil.
     case wipe
+    /// A mutation's optimistic update is shown (see ``Resource/mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``).
+    case optimistic
+    /// A failed or cancelled mutation's optimistic update was taken away: the data is as if it had never been
+    /// applied.
+    case rollback
 }

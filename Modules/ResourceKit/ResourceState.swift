@@ -31,15 +31,17 @@ struct ResourceState: Sendable {
         }
     }
 
-    var latestData: Entity? {
-        didSet { dataChanges &+= 1 }
-    }
+    /// What observers see: the confirmed data, with the optimistic layers of pending mutations over it.
+    var latestData: Entity?
+    /// The pending mutations' layers and the confirmed data beneath them; nil while no mutation with an optimistic
+    /// update is pending (then ``latestData`` is the confirmed data).
+    var optimistic: OptimisticLayers?
     /// ``latestData``'s timestamp on the time source's monotonic clock (``TimeSource/elapsed``), when it was set in
     /// this process; nil for data from the persistent cache, whose age only the wall clock can tell.
     var dataReceived: Duration?
     /// ``latestError``'s timestamp on the monotonic clock.
     var errorReceived: Duration?
-    /// Counts every change of ``latestData``: a cache hit applies only if none happened while it was read.
+    /// Counts every change of the confirmed data: a cache hit applies only if none happened while it was read.
     var dataChanges: UInt64 = 0
     /// The persistent-cache read and the load in flight: one state machine (see ``LoadState``).
     var loading = LoadState()
@@ -54,6 +56,40 @@ struct ResourceState: Sendable {
     /// Every request in flight (loads, superseded loads, and `request(…)`s), oldest first, and whether it is a load.
     /// An array: a resource rarely has more than two in flight, and the order is what introspection shows.
     var requests: [(request: Request, isLoad: Bool)] = []
+
+    /// What the server, the persistent cache or a local override last gave: ``latestData`` without the optimistic
+    /// layers of pending mutations.
+    var confirmedData: Entity? {
+        if let optimistic { optimistic.confirmed } else { latestData }
+    }
+
+    /// Replaces the confirmed data and posts `event` — unless optimistic layers lie over it: then the caller shows
+    /// them with `Resource.showLayers(posting:)` outside the lock, which posts the event, and this returns it.
+    mutating func confirm(_ entity: Entity?, posting event: ResourceEvent) -> ResourceEvent? {
+        dataChanges &+= 1
+        if let optimistic { self.optimistic = optimistic.confirming(entity) } else { latestData = entity }
+        return show(posting: event)
+    }
+
+    /// Takes away the layers `isRemoved` picks; returns whether it picked any. With none left, the confirmed data
+    /// is what observers see.
+    mutating func removeLayers(where isRemoved: (OptimisticLayers.Layer) -> Bool) -> Bool {
+        guard let optimistic else { return false }
+        let (remaining, removed) = optimistic.removing(where: isRemoved)
+        if remaining == nil { latestData = optimistic.confirmed }
+        self.optimistic = remaining
+        return removed
+    }
+
+    /// After a change to the layers or the data beneath them: with no layer left, ``latestData`` is current, and
+    /// `event` is posted now; otherwise `event` is returned, for `Resource.showLayers(posting:)`.
+    mutating func show(posting event: ResourceEvent) -> ResourceEvent? {
+        guard optimistic != nil else {
+            post(event)
+            return nil
+        }
+        return event
+    }
 
     /// Forgets `request` once it has completed.
     mutating func removeRequest(_ request: Request) {
@@ -91,7 +127,7 @@ struct ResourceState: Sendable {
     /// data from the persistent cache, only the wall clock can tell, and a timestamp from the future is stale.
     func isUpToDate(now: Date, elapsed: Duration, configuration: ResourceConfiguration) -> Bool {
         guard !invalidated else { return false }
-        let data = latestData.map { Reading(wall: $0.timestamp, monotonic: dataReceived) }
+        let data = confirmedData.map { Reading(wall: $0.timestamp, monotonic: dataReceived) }
         let error = latestError.map { Reading(wall: $0.timestamp, monotonic: errorReceived) }
         let newest: Reading
         switch (data, error) {

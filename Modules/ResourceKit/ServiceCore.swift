@@ -158,13 +158,30 @@ final class ServiceCore: Sendable {
 
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
     func wipeResources(matching pattern: ConfigurationPattern = .all) {
-        let compiled = pattern.compiled(base: base)
-        wipeResources { resource in
+        let isMatch = matcher(for: [pattern])
+        wipeResources(where: isMatch)
+    }
+
+    /// Whether a resource matches one of `patterns` (a resource with no valid URL matches only `all`).
+    func matcher(for patterns: [ConfigurationPattern]) -> (Resource) -> Bool {
+        let compiled = patterns.map { $0.compiled(base: base) }
+        return { resource in
             guard let url = resource.url else {
-                if case .all = compiled { return true }
-                return false
+                return compiled.contains { if case .all = $0 { true } else { false } }
             }
-            return compiled.matches(url, withoutQuery: ResourceAddress.withoutQuery(url))
+            let withoutQuery = ResourceAddress.withoutQuery(url)
+            return compiled.contains { $0.matches(url, withoutQuery: withoutQuery) }
+        }
+    }
+
+    /// Invalidates every live resource matching one of `patterns` but `resource`, and reloads those that have
+    /// observers: after a mutation, what it names is stale, and what is on screen is brought up to date.
+    func invalidate(matching patterns: [ConfigurationPattern], besides resource: Resource) {
+        guard !patterns.isEmpty else { return }
+        let isMatch = matcher(for: patterns)
+        for other in resources.allInstances() where other !== resource && isMatch(other) {
+            other.invalidate()
+            if other.hasObservers { other.loadIfNeeded() }
         }
     }
 

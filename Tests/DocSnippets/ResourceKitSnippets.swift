@@ -130,3 +130,24 @@ enum RequestSnippets {
         // end snippet
     }
 }
+
+enum MutationSnippets {
+    static func edit(profile: Resource, edited: User) {
+        // snippet: ResourceKit.mutate-put
+        profile.mutate(.put, json: edited, optimistic: .replacing(with: edited), onSuccess: .useResponse)
+            .onFailure { error in print("not saved: \(error)") }  // the profile shows what it showed before
+        // end snippet
+    }
+
+    static func add(service: Service, draft: User) async {
+        // snippet: ResourceKit.mutate-post
+        let users = service.resource("/users")
+        let outcome = await users.mutate(
+            .post, json: draft,
+            optimistic: .updating { (list: [User]?) in (list ?? []) + [draft] },
+            invalidates: ["/teams/*/members"]
+        ).outcome
+        // end snippet
+        _ = outcome
+    }
+}

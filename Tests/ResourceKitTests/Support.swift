@@ -110,3 +110,21 @@ final class EventLog: ResourceObserver {
 
 /// An owner for observers.
 final class Owner: Sendable {}
+
+/// For checking what observers saw against the steps a reference went through.
+extension Array where Element: Equatable {
+    /// The elements, each run of equal ones kept once.
+    func removingRepeats() -> [Element] {
+        reduce(into: []) { result, element in if result.last != element { result.append(element) } }
+    }
+
+    /// Whether every element appears in `other`, in this order (others between them allowed).
+    func isSubsequence(of other: [Element]) -> Bool {
+        var rest = other[...]
+        for element in self {
+            guard let index = rest.firstIndex(of: element) else { return false }
+            rest = rest[(index + 1)...]
+        }
+        return true
+    }
+}

@@ -1,0 +1,206 @@
+import Logging
+import Synchronization
+import TetherClock
+import TetherConcurrency
+public import TransportKit
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Mutations: requests that change the resource on the server, shown to its observers at once and rolled back
+/// cleanly when they fail — TanStack Query's `useMutation` and Apollo's optimistic layers, on Siesta's resources.
+extension Resource {
+    /// Sends a request that changes this resource — `method` and `body`, configured for `method` like
+    /// ``request(_:body:contentType:headers:)`` — and keeps the resource's state in step with it:
+    ///
+    /// - **At once**, before this returns, observers see the content `optimistic` expects
+    ///   (``ResourceEvent/newData(_:)`` with ``NewDataSource/optimistic``).
+    /// - **On success**, what `onSuccess` says: the resource reloads (the default), or the response becomes its data.
+    ///   Either way the optimistic layer gives way to the server's data in one step, and every resource matching
+    ///   `invalidates` is invalidated, and reloaded if it has observers.
+    /// - **On failure or cancellation**, the layer is taken away (``NewDataSource/rollback``): observers see the
+    ///   content as if the mutation had never been applied — over the newest confirmed data, with the layers of
+    ///   other pending mutations still on top.
+    ///
+    /// Every attempt carries the mutation's idempotency key (``ResourceConfiguration/idempotencyKeyHeader``), and a
+    /// `RetryingTransport` retries a request that carries one whatever its method.
+    ///
+    /// ```swift
+    /// item.mutate(.put, json: edited, optimistic: .replacing(with: edited), onSuccess: .useResponse)
+    ///     .onFailure { error in show(error) }
+    /// ```
+    ///
+    /// The returned request completes after the resource's state and observers are updated; cancelling it rolls
+    /// the mutation back (the server may still have applied it). ``wipe()`` cancels it and drops its layer. Its
+    /// ``Request/repeated()`` sends the same request again, idempotency key included, and leaves the resource alone.
+    @discardableResult
+    public func mutate(
+        _ method: HTTPMethod, body: Data? = nil, contentType: String? = nil, headers: HTTPHeaders = [:],
+        optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
+        invalidates: [ConfigurationPattern] = []
+    ) -> Request {
+        let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
+        let configuration = configuration(for: method)
+        var headers = headers
+        if let name = configuration.idempotencyKeyHeader, headers[name] == nil {
+            headers[name] = UUID().uuidString
+        }
+        let mutation = Request(
+            method: method, url: urlString, timeSource: core.timeSource,
+            resolve: { [self] mutation, outcome in
+                settleMutation(mutation, id, outcome, onSuccess: onSuccess, invalidates: invalidates)
+            },
+            // Repeated, it sends the same request, key included; the resource's state is left alone.
+            replay: { [self, headers] in makeRequest(method, body: body, contentType: contentType, headers: headers) },
+            progressInterval: configuration.progressReportingInterval)
+        let sent = decorated(makeRequest(method, body: body, contentType: contentType, headers: headers))
+        let layer = optimistic.map { OptimisticLayers.Layer(id: id, update: $0, began: core.timeSource.now) }
+        // Listed and layered in one step: a wipe takes both or neither.
+        state.withLock { state in
+            state.requests.append((mutation, false))
+            guard let layer else { return }
+            state.optimistic = (state.optimistic ?? OptimisticLayers(confirmed: state.latestData, layers: []))
+                .adding(layer)
+        }
+        if layer != nil {
+            showLayers(posting: .newData(.optimistic))
+            core.logging.stateChanges.debug(
+                "optimistic update", metadata: ["url": "\(urlString)", "mutation": "\(id)"])
+            deliverEvents()
+        }
+        mutation.start { mutation in await Request.follow(sent, for: mutation) }
+        return mutation
+    }
+
+    /// Sends `json` encoded by `encoder` as an `application/json` body (see
+    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``). A value that does not encode fails
+    /// the mutation at once: nothing is sent, and no optimistic update is shown.
+    @discardableResult
+    public func mutate<Body: Encodable>(
+        _ method: HTTPMethod, json: Body, encoder: JSONEncoder = JSONEncoder(), headers: HTTPHeaders = [:],
+        optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
+        invalidates: [ConfigurationPattern] = []
+    ) -> Request {
+        switch encodeJSON(json, encoder: encoder, method: method) {
+        case .success(let body):
+            return mutate(
+                method, body: body, contentType: "application/json", headers: headers, optimistic: optimistic,
+                onSuccess: onSuccess, invalidates: invalidates)
+        case .failure(let error):
+            return failedRequest(method, error)
+        }
+    }
+
+    /// Sends `text` as a `text/plain; charset=utf-8` body (see
+    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``).
+    @discardableResult
+    public func mutate(
+        _ method: HTTPMethod, text: String, headers: HTTPHeaders = [:], optimistic: OptimisticUpdate? = nil,
+        onSuccess: MutationSuccess = .reload, invalidates: [ConfigurationPattern] = []
+    ) -> Request {
+        mutate(
+            method, body: Data(text.utf8), contentType: "text/plain; charset=utf-8", headers: headers,
+            optimistic: optimistic, onSuccess: onSuccess, invalidates: invalidates)
+    }
+
+    /// Numbers mutations, for their layers and the log.
+    private static let mutationNumbers = Atomic<UInt64>(0)
+
+    /// Applies a mutation's outcome to the state, before the request's callbacks run: on success the layer gives way
+    /// to the response or to a reload, on failure it is taken away.
+    private func settleMutation(
+        _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, onSuccess: MutationSuccess,
+        invalidates: [ConfigurationPattern]
+    ) -> RequestOutcome {
+        let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
+        let response = outcome.entity.flatMap { onSuccess == .useResponse && !$0.hasNoBody ? $0 : nil }
+        var released: Entity?
+        var hasLayer = false
+        let event = state.withLock { state -> ResourceEvent? in
+            state.removeRequest(mutation)
+            hasLayer = state.optimistic?.layers.contains { $0.id == id } ?? false
+            if outcome.error != nil {
+                guard state.removeLayers(where: { $0.id == id }) else { return nil }
+                return state.show(posting: .newData(.rollback))
+            }
+            if let response {
+                _ = state.removeLayers { $0.id == id }
+                // A load begun before the change brings older data: it no longer touches the resource.
+                state.loading.endLoad()
+                released = state.confirmedData
+                state.latestError = nil
+                state.dataReceived = ResourceState.monotonic(response.timestamp, now: now, elapsed: elapsed)
+                state.invalidated = false
+                state.invalidations &+= 1
+                return state.confirm(response, posting: .newData(.network))
+            }
+            // Stale now; the layer stays until a load begun from now on brings data.
+            state.invalidated = true
+            state.invalidations &+= 1
+            if let optimistic = state.optimistic, hasLayer {
+                state.optimistic = optimistic.removingWithLoad(id, from: state.invalidations)
+            }
+            return nil
+        }
+        withExtendedLifetime(released) {}  // the replaced data is released here, outside the lock
+        if let event { showLayers(posting: event) }
+        if response != nil { removeCacheEntry() }
+        deliverEvents()
+        logMutation(id, outcome, applied: response != nil)
+        // The reload starts at once when there is a layer to replace or an observer to show it, and otherwise when
+        // the resource is next needed.
+        if outcome.error == nil, response == nil, hasLayer || hasObservers { load() }
+        if outcome.error == nil { core.invalidate(matching: invalidates, besides: self) }
+        return outcome
+    }
+
+    private func logMutation(_ id: UInt64, _ outcome: RequestOutcome, applied: Bool) {
+        let metadata: Logger.Metadata = ["url": "\(urlString)", "mutation": "\(id)"]
+        if let error = outcome.error {
+            // The caller has the error, and the observers the rollback: debug, not warning.
+            core.logging.stateChanges.debug(
+                "mutation failed: rolled back", metadata: metadata.merging(["error": "\(error.message)"]) { $1 })
+        } else {
+            core.logging.stateChanges.debug(
+                applied ? "mutation succeeded: response applied" : "mutation succeeded: stale", metadata: metadata)
+        }
+    }
+
+    /// Shows the optimistic layers over the confirmed data, computing them outside the lock, and posts `event`
+    /// with the result — and, in the same step, forgets `finishing`, the request whose outcome this shows. Layers
+    /// that changed meanwhile are computed again: what is shown is always the layers as they are now. With no layers
+    /// left, the confirmed data is already shown, and only the event is posted.
+    func showLayers(posting event: ResourceEvent, finishing request: Request? = nil) {
+        while true {
+            guard let layers = state.withLock({ $0.optimistic }) else {
+                state.withLock { state in
+                    state.post(event)
+                    if let request { state.removeRequest(request) }
+                }
+                return
+            }
+            let visible = layers.visible()
+            let (shown, replaced) = state.withLock { state -> (Bool, Entity?) in
+                guard state.optimistic === layers else { return (false, nil) }
+                let replaced = state.latestData
+                state.latestData = visible
+                state.post(event)
+                if let request { state.removeRequest(request) }
+                return (true, replaced)
+            }
+            withExtendedLifetime(replaced) {}  // released here, outside the lock
+            if shown { return }
+        }
+    }
+}
+
+extension Entity {
+    /// Whether the entity is a response without a body (`204 No Content`): empty `Data`, which no transformer
+    /// took.
+    var hasNoBody: Bool {
+        (content as? Data)?.isEmpty == true
+    }
+}
