@@ -42,6 +42,15 @@ extension Resource {
         optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
         invalidates: [ConfigurationPattern] = []
     ) -> Request {
+        guard core.beginMutation() != nil else {
+            let limit = core.mutations.withLock { $0.limit }
+            return failedRequest(
+                method,
+                ResourceError(
+                    .tooManyPendingMutations,
+                    message: "\(limit) mutations are pending, the service's limit (maxPendingMutations): not sent",
+                    method: method, url: urlString, timestamp: core.timeSource.now))
+        }
         let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
         let configuration = configuration(for: method)
         var headers = headers
@@ -56,7 +65,17 @@ extension Resource {
             // Repeated, it sends the same request, key included; the resource's state is left alone.
             replay: { [self, headers] in makeRequest(method, body: body, contentType: contentType, headers: headers) },
             progressInterval: configuration.progressReportingInterval)
-        let sent = decorated(makeRequest(method, body: body, contentType: contentType, headers: headers))
+        // Undecorated, the mutation makes the exchange itself; decorated, it follows the request the decorators make.
+        let work: Request.Work
+        if configuration.requestDecorators.isEmpty {
+            work =
+                exchangeWork(
+                    method, body: body, contentType: contentType, headers: headers, configuration: configuration)
+                ?? { [self] _ in .failure(invalidURLError(method: method)) }
+        } else {
+            let sent = decorated(makeRequest(method, body: body, contentType: contentType, headers: headers))
+            work = { mutation in await Request.follow(sent, for: mutation) }
+        }
         let layer = optimistic.map { OptimisticLayers.Layer(id: id, update: $0, began: core.timeSource.now) }
         // Listed and layered in one step: a wipe takes both or neither.
         state.withLock { state in
@@ -71,7 +90,7 @@ extension Resource {
                 "optimistic update", metadata: ["url": "\(urlString)", "mutation": "\(id)"])
             deliverEvents()
         }
-        mutation.start { mutation in await Request.follow(sent, for: mutation) }
+        mutation.start(work)
         return mutation
     }
 
@@ -115,6 +134,7 @@ extension Resource {
         _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, onSuccess: MutationSuccess,
         invalidates: [ConfigurationPattern]
     ) -> RequestOutcome {
+        core.endMutation()
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let response = outcome.entity.flatMap { onSuccess == .useResponse && !$0.hasNoBody ? $0 : nil }
         var released: Entity?

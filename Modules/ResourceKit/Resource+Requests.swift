@@ -37,6 +37,23 @@ extension Resource {
             replay: { [self] in makeRequest(method, body: body, contentType: contentType, headers: headers) },
             progressInterval: configuration.progressReportingInterval)
         guard
+            let work = exchangeWork(
+                method, body: body, contentType: contentType, headers: headers, configuration: configuration)
+        else {
+            request.complete(with: .failure(invalidURLError(method: method)))
+            return request
+        }
+        request.prepare(work)
+        return request
+    }
+
+    /// The work of a request that sends `method` and `body` under `configuration`: the exchange, through the
+    /// configuration's pipeline. Nil when the resource has no valid URL.
+    func exchangeWork(
+        _ method: HTTPMethod, body: Data?, contentType: String?, headers: HTTPHeaders,
+        configuration: ResourceConfiguration
+    ) -> Request.Work? {
+        guard
             let transportRequest = transportRequest(
                 method, configuration: configuration,
                 adjust: { request in
@@ -44,13 +61,9 @@ extension Resource {
                     request.headers.merge(headers)
                     if let contentType { request.headers["Content-Type"] = contentType }
                 })
-        else {
-            request.complete(with: .failure(invalidURLError(method: method)))
-            return request
-        }
+        else { return nil }
         let pipeline = configuration.pipeline
-        request.prepare { [self] request in await exchange(transportRequest, pipeline: pipeline, reportingTo: request) }
-        return request
+        return { [self] request in await exchange(transportRequest, pipeline: pipeline, reportingTo: request) }
     }
 
     /// What goes to the transport for `method` under `configuration`: its headers, timeout and sensitive headers,

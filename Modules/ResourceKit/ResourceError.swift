@@ -22,6 +22,7 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
             case notModifiedWithoutData
             case transformFailed(PipelineStageKey)
             case invalidRequestBody
+            case tooManyPendingMutations
             case cancelled
         }
 
@@ -43,6 +44,9 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
         public static func transformFailed(_ stage: PipelineStageKey) -> Self { Self(.transformFailed(stage)) }
         /// The request's body could not be made (a value that does not encode); nothing was sent.
         public static var invalidRequestBody: Self { Self(.invalidRequestBody) }
+        /// The service already has as many mutations pending as it allows (``Service/maxPendingMutations``); this
+        /// one was not sent, and showed nothing.
+        public static var tooManyPendingMutations: Self { Self(.tooManyPendingMutations) }
         /// The request was cancelled.
         public static var cancelled: Self { Self(.cancelled) }
 
@@ -70,6 +74,7 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
             case .notModifiedWithoutData: "notModifiedWithoutData"
             case .transformFailed(let stage): "transformFailed(\(stage))"
             case .invalidRequestBody: "invalidRequestBody"
+            case .tooManyPendingMutations: "tooManyPendingMutations"
             case .cancelled: "cancelled"
             }
         }

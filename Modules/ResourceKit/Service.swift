@@ -197,6 +197,19 @@ public final class Service: Sendable, CustomStringConvertible {
         set { core.cacheCountLimit = newValue }
     }
 
+    /// How many mutations may be pending at once, across the service's resources (at least 1; default 1,000): a
+    /// mutation past it fails at once with ``ResourceError/Kind-swift.struct/tooManyPendingMutations``, sending
+    /// nothing and showing nothing, so that a client that cannot reach its server holds bounded memory.
+    public var maxPendingMutations: Int {
+        get { core.mutations.withLock { $0.limit } }
+        set { core.mutations.withLock { $0.limit = max(1, newValue) } }
+    }
+
+    /// How many mutations are pending: sent, or waiting to be, and not yet settled.
+    public var pendingMutationCount: Int {
+        core.mutations.withLock { $0.pending }
+    }
+
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.
     public func wipeResources(matching pattern: ConfigurationPattern = .all) {
         core.wipeResources(matching: pattern)

@@ -38,6 +38,8 @@ final class ServiceCore: Sendable {
     let rules: LockedValue<[ConfigurationRule]>
     /// Bumped by every configuration change, so that resources recompute their configurations.
     let configurationGeneration = Atomic<UInt64>(1)
+    /// How many mutations are pending, and how many may be.
+    let mutations = LockedValue((pending: 0, limit: 1_000))
 
     /// Makes a service.
     ///
@@ -154,6 +156,20 @@ final class ServiceCore: Sendable {
             resources.countLimit = newValue
             logging.cache.debug("count limit set", metadata: ["limit": "\(resources.countLimit)"])
         }
+    }
+
+    /// Counts a mutation as pending; nil when the limit is reached (then it is not counted), else the new count.
+    func beginMutation() -> Int? {
+        mutations.withLock { mutations in
+            guard mutations.pending < mutations.limit else { return nil }
+            mutations.pending += 1
+            return mutations.pending
+        }
+    }
+
+    /// Counts a pending mutation as settled.
+    func endMutation() {
+        mutations.withLock { $0.pending -= 1 }
     }
 
     /// Wipes every live resource matching `pattern` (see ``Resource/wipe()``), then flushes unused resources.

@@ -230,6 +230,10 @@ final class MutationModelRun {
         if shown != expected {
             problems.append("after \(when): shows \(shown ?? "nil"), reckoned \(expected ?? "nil")")
         }
+        let counted = fixture.service.pendingMutationCount
+        if counted != pending.count {
+            problems.append("after \(when): \(counted) counted pending, \(pending.count) are")
+        }
     }
 
     /// Adds `name` to the list unless it is there already: the server may have applied a mutation that a load

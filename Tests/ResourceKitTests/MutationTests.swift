@@ -191,6 +191,31 @@ struct MutationTests {
         }
     }
 
+    @Test("Past maxPendingMutations a mutation fails at once: nothing sent, nothing shown; room again once one settles")
+    func pendingLimit() async throws {
+        try await withFixture { fixture in
+            fixture.route("/items", .text("a"))
+            fixture.route("/items", .status(204, delay: .seconds(1)), method: .post)
+            let items = fixture.service.resource("/items")
+            _ = await items.load().outcome
+            fixture.service.maxPendingMutations = 2
+            let held = (0..<2).map { _ in items.mutate(.post, text: "x", optimistic: .replacing(with: "held")) }
+            #expect(fixture.service.pendingMutationCount == 2)
+            let refused = items.mutate(.post, text: "y", optimistic: .replacing(with: "refused"))
+            let error = try #require(refused.completedOutcome?.error)
+            #expect(error.kind == .tooManyPendingMutations)
+            #expect(error.message.contains("2 mutations are pending"))
+            #expect(items.text == "held")
+            #expect(await fixture.clock.waitForSleepers(2))
+            #expect(fixture.requestCount("/items", method: .post) == 2, "the refused one was not sent")
+            held[0].cancel()
+            #expect(fixture.service.pendingMutationCount == 1)
+            #expect(items.mutate(.post, text: "z").completedOutcome == nil, "room again")
+            fixture.service.maxPendingMutations = 0
+            #expect(fixture.service.maxPendingMutations == 1, "at least one")
+        }
+    }
+
     @Test("A body that does not encode fails at once: nothing sent, nothing shown")
     func unencodableBody() async throws {
         try await withFixture { fixture in
