@@ -27,6 +27,7 @@ struct ServiceBuilder {
         let service = ResourceKit.Service(
             baseURL: baseURL, transport: carried, timeSource: defaults.timeSource,
             standardTransformers: configuration.standardStages ? .all : [], cacheCountLimit: countLimit)
+        service.maxPendingMutations = configuration.mutations.maxPending
         let serviceCache = configuration.cache.enabled ? cache.map { keyed($0) } : nil
         let settings = configuration
         service.configure(description: "services.\(name)") { resource in
@@ -36,6 +37,7 @@ struct ServiceBuilder {
             for (field, value) in settings.headers.sorted(by: { $0.key < $1.key }) { resource.headers[field] = value }
             resource.sensitiveHeaders.formUnion(settings.sensitiveHeaders.map { $0.lowercased() })
             resource.persistentCache = serviceCache
+            resource.idempotencyKeyHeader = settings.mutations.idempotencyHeader
         }
         for (index, rule) in configuration.resources.enumerated() {
             let ruleStages = stages[index]

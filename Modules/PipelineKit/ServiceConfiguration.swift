@@ -8,6 +8,7 @@ import Foundation
 ///     base_url: https://api.example.com/v1
 ///     transport: { type: async-http-client, connect_timeout: 5s }
 ///     retry: { attempts: 3 }
+///     mutations: { max_pending: 500 }
 ///     request_timeout: 30s
 ///     expiry: 30s
 ///     resources:
@@ -22,6 +23,8 @@ package struct ServiceConfiguration: Decodable, Sendable {
     package var transport: PluginChoice<TransportComponent>?
     /// How failed requests are retried.
     package var retry: RetrySettings
+    /// How mutations carry their idempotency keys, and how many may be pending.
+    package var mutations: MutationSettings
     /// Each request's timeout.
     package var requestTimeout: Duration
     /// How long loaded data stays fresh (Siesta's `expirationTime`).
@@ -43,7 +46,7 @@ package struct ServiceConfiguration: Decodable, Sendable {
     /// The keys.
     enum CodingKeys: String, CodingKey, CaseIterable {
         case baseURL = "base_url"
-        case transport, retry
+        case transport, retry, mutations
         case requestTimeout = "request_timeout"
         case expiry
         case retryAfter = "retry_after"
@@ -58,6 +61,7 @@ package struct ServiceConfiguration: Decodable, Sendable {
         self.baseURL = baseURL
         self.transport = transport
         retry = RetrySettings()
+        mutations = MutationSettings()
         requestTimeout = .seconds(60)
         expiry = .seconds(30)
         retryAfter = .seconds(1)
@@ -76,6 +80,7 @@ package struct ServiceConfiguration: Decodable, Sendable {
         if let baseURL, let problem = Self.problem(withBaseURL: baseURL) { try settings.invalid(.baseURL, problem) }
         transport = try settings.decode(.transport, as: PluginChoice<TransportComponent>.self)
         retry = try settings.decode(.retry, default: retry)
+        mutations = try settings.decode(.mutations, default: mutations)
         requestTimeout = try settings.duration(.requestTimeout, default: requestTimeout)
         expiry = try settings.duration(.expiry, default: expiry, allowsZero: true)
         retryAfter = try settings.duration(.retryAfter, default: retryAfter, allowsZero: true)

@@ -50,6 +50,7 @@ struct AssemblyTests {
                 headers: { X-Client: tether-tests }
                 expiry: 45s
                 retry: { attempts: 1 }
+                mutations: { idempotency_header: X-Request-Key, max_pending: 7 }
                 resources:
                   - pattern: /items
                     expiry: 5s
@@ -69,6 +70,8 @@ struct AssemblyTests {
             #expect(outcome.entity?.typedContent(as: [Item].self) == [Item(name: "pear", quantity: 3)])
             let transport = try #require(service.transport as? InMemoryTransport)
             #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
+            #expect(service.maxPendingMutations == 7)
+            #expect(items.configuration(for: .post).idempotencyKeyHeader == "X-Request-Key")
         }
     }
 

@@ -285,6 +285,23 @@ struct BadConfigurationTests {
         #expect(found.first?.message.contains("item 1 ('X Secret:') is not a header field name") == true)
     }
 
+    @Test("Mutations: a bad idempotency header name and a zero max_pending are refused at their lines")
+    func badMutationSettings() {
+        let found = issues(
+            """
+            services:
+              demo:
+                mutations:
+                  idempotency_header: "Idempotency Key"
+                  max_pending: 0
+            """)
+        #expect(
+            found.map(\.path) == ["services.demo.mutations.idempotency_header", "services.demo.mutations.max_pending"])
+        #expect(found.map(\.line) == [4, 5])
+        #expect(found.first?.message.contains("'Idempotency Key' is not a header field name") == true)
+        #expect(found.last?.message == "must be at least 1 (found 0)")
+    }
+
     @Test("Invalid base URLs, each with its reason")
     func invalidBaseURL() {
         let found = issues(

@@ -71,6 +71,7 @@ struct PluginDecodingTests {
                 base_url: https://api.example.com/v1
                 transport: { type: urlsession, connect_timeout: 3s, redirects: 0, max_response_size: 1MiB, max_connections_per_host: 2 }
                 retry: { attempts: 5, initial_backoff: 100ms, max_backoff: 2s, max_total_time: 1m, backoff_multiplier: 3, jitter: 0, statuses: [503], honors_retry_after: false, max_retry_after: 5s }
+                mutations: { idempotency_header: X-Request-Key, max_pending: 50 }
                 request_timeout: 15
                 expiry: 2.5
                 retry_after: 500ms
@@ -88,6 +89,7 @@ struct PluginDecodingTests {
                     stages: [{ type: json, content_types: ["application/json"] }, { type: text }]
               other:
                 transport: { type: async-http-client }
+                mutations: { idempotency_header: none }
             """)
         #expect(configuration.services.map(\.name) == ["api", "other"])
         let api = try #require(configuration.service(named: "api"))
@@ -101,6 +103,8 @@ struct PluginDecodingTests {
         #expect(api.retry.policy.jitter == 0)
         #expect(api.retry.policy.statuses == [503])
         #expect(api.retry.policy.honorsRetryAfter == false)
+        #expect(api.mutations == MutationSettings(idempotencyHeader: "X-Request-Key", maxPending: 50))
+        #expect(configuration.service(named: "other")?.mutations == MutationSettings(idempotencyHeader: nil))
         #expect(api.requestTimeout == .seconds(15))
         #expect(api.expiry == .milliseconds(2500))
         #expect(api.retryAfter == .milliseconds(500))
