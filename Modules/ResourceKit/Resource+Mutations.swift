@@ -148,7 +148,7 @@ extension Resource {
             }
             if let response {
                 _ = state.removeLayers { $0.id == id }
-                // A load begun before the change brings older data: it no longer touches the resource.
+                // A load in flight would bring data older than this answer: it no longer touches the resource.
                 state.loading.endLoad()
                 released = state.confirmedData
                 state.latestError = nil
