@@ -16,10 +16,10 @@ extension Resource {
         let fast = state.withLock { state -> LoadDecision in
             guard state.loading.isCacheChecked else { return .proceed }
             if let load = state.loading.load { return .join(load.request) }
-            guard let configuration = state.cachedConfiguration(for: .get, generation: generation) else {
-                return .proceed
-            }
-            return state.isUpToDate(now: now, elapsed: elapsed, configuration: configuration) ? .upToDate : .proceed
+            // Borrowed from the cache's box, not copied: a copy retains and releases every field of it.
+            guard let cached = state.getConfiguration, cached.generation == generation else { return .proceed }
+            return state.isUpToDate(now: now, elapsed: elapsed, configuration: cached.configuration)
+                ? .upToDate : .proceed
         }
         switch fast {
         case .join(let request):

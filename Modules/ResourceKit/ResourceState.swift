@@ -63,6 +63,12 @@ struct ResourceState: Sendable {
         if let optimistic { optimistic.confirmed } else { latestData }
     }
 
+    /// The confirmed data's timestamp, read without copying the data (``isUpToDate(now:elapsed:configuration:)`` is
+    /// on `loadIfNeeded()`'s fast path).
+    var confirmedTimestamp: Date? {
+        if let optimistic { optimistic.confirmed?.timestamp } else { latestData?.timestamp }
+    }
+
     /// Replaces the confirmed data and posts `event` — unless optimistic layers lie over it: then the caller shows
     /// them with `Resource.showLayers(posting:)` outside the lock, which posts the event, and this returns it.
     mutating func confirm(_ entity: Entity?, posting event: ResourceEvent) -> ResourceEvent? {
@@ -127,7 +133,7 @@ struct ResourceState: Sendable {
     /// data from the persistent cache, only the wall clock can tell, and a timestamp from the future is stale.
     func isUpToDate(now: Date, elapsed: Duration, configuration: ResourceConfiguration) -> Bool {
         guard !invalidated else { return false }
-        let data = confirmedData.map { Reading(wall: $0.timestamp, monotonic: dataReceived) }
+        let data = confirmedTimestamp.map { Reading(wall: $0, monotonic: dataReceived) }
         let error = latestError.map { Reading(wall: $0.timestamp, monotonic: errorReceived) }
         let newest: Reading
         switch (data, error) {
