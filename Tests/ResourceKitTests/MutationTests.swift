@@ -216,6 +216,57 @@ struct MutationTests {
         }
     }
 
+    @Test(
+        "A server that applies a mutation and drops the connection before answering: retried with its key, applied once"
+    )
+    func droppedAnswerRetried() async throws {
+        await withFixture { fixture in
+            // The server keeps the answer to each key it has applied, and gives it again to a repeat.
+            let answers = LockedValue<[String: String]>([:])
+            let attempts = LockedValue(0)
+            fixture.transport.respond { request in
+                guard request.method == .post, let key = request.headers["Idempotency-Key"] else { return .text("a") }
+                attempts.withLock { $0 += 1 }
+                if let answer = answers.withLock({ $0[key] }) { return .text(answer) }
+                answers.withLock { $0[key] = "a,b" }
+                return .failure(.connectionFailed)  // applied; the answer never arrives
+            }
+            let retrying = RetryingTransport(
+                fixture.transport, policy: RetryPolicy(maxAttempts: 3, initialBackoff: .zero), timeSource: fixture.clock
+            )
+            let service = Service(baseURL: base, transport: retrying, timeSource: fixture.clock)
+            let list = service.resource("/list")
+            _ = await list.load().outcome
+            let outcome = await list.mutate(
+                .post, text: "b", optimistic: .updating { (list: String?) in (list ?? "") + ",b" },
+                onSuccess: .useResponse
+            ).outcome
+            #expect(outcome.entity?.typedContent(as: String.self) == "a,b")
+            #expect(attempts.withLock { $0 } == 2, "a POST with a key is retried")
+            #expect(answers.withLock { $0.count } == 1, "applied once")
+            #expect(list.text == "a,b")
+        }
+    }
+
+    @Test("A response the pipeline rejects fails the mutation, naming the stage, and rolls it back")
+    func responseRejectedByPipeline() async throws {
+        try await withFixture { fixture in
+            fixture.route("/items/1", .json(#"{"name": "old"}"#))
+            fixture.route("/items/1", .json("{not json"), method: .put)
+            let item = fixture.service.resource("/items/1")
+            _ = await item.load().outcome
+            let outcome = await item.mutate(
+                .put, json: ["name": "new"], optimistic: .replacing(with: ["name": "new"] as JSONValue),
+                onSuccess: .useResponse
+            ).outcome
+            let error = try #require(outcome.error)
+            #expect(error.kind.failedStage != nil, "\(error.kind)")
+            #expect(error.method == .put && error.url.hasSuffix("/items/1"))
+            #expect(item.json == ["name": "old"])
+            #expect(item.latestError == nil)
+        }
+    }
+
     @Test("A body that does not encode fails at once: nothing sent, nothing shown")
     func unencodableBody() async throws {
         try await withFixture { fixture in
