@@ -114,12 +114,14 @@ public final class Resource: Sendable, Hashable, CustomStringConvertible {
         state.withLock { $0.loading.load != nil }
     }
 
-    /// Whether any request is in flight: loads, and those made with ``request(_:body:contentType:headers:)``.
+    /// Whether any request is in flight: loads, mutations, and those made with
+    /// ``request(_:body:contentType:headers:)``.
     public var isRequesting: Bool {
         state.withLock { !$0.requests.isEmpty }
     }
 
-    /// Every request in flight, oldest first: loads (a superseded one included, until it ends) and those made with
+    /// Every request in flight, oldest first: loads (a superseded one included, until it ends; one whose data lies
+    /// under optimistic layers, until they are shown over it), mutations, and those made with
     /// ``request(_:body:contentType:headers:)``. ``isRequesting`` is `!allRequests.isEmpty`.
     public var allRequests: [Request] {
         state.withLock { $0.requests.map(\.request) }
