@@ -148,7 +148,7 @@ extension Resource {
             }
             if let response {
                 _ = state.removeLayers { $0.id == id }
-                // A load in flight would bring data older than this answer: it no longer touches the resource.
+                // A load in flight would bring data older than this answer: its outcome will not touch the resource.
                 state.loading.endLoad()
                 released = state.confirmedData
                 state.latestError = nil
