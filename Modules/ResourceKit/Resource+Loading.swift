@@ -333,12 +333,9 @@ extension Resource {
             let current = load.invalidations == state.invalidations
             switch outcome {
             case .newData(let entity):
-                released = (state.confirmedData, state.latestError.take())
-                state.dataReceived = ResourceState.monotonic(entity.timestamp, now: now, elapsed: elapsed)
-                if current { state.invalidated = false }
                 // Succeeded mutations waiting for this load give way to its data in the same step.
                 _ = state.removeLayers { $0.removedByLoadFrom.map { $0 <= load.invalidations } ?? false }
-                event = state.confirm(entity, posting: .newData(.network))
+                (released, event) = state.confirmFromNetwork(entity, now: now, elapsed: elapsed, fresh: current)
                 return outcome
             case .notModified:
                 guard var data = state.confirmedData else {

@@ -137,7 +137,7 @@ extension Resource {
         core.endMutation()
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let response = outcome.entity.flatMap { onSuccess == .useResponse && !$0.hasNoBody ? $0 : nil }
-        var released: Entity?
+        var released: (Entity?, ResourceError?) = (nil, nil)
         var hasLayer = false
         let event = state.withLock { state -> ResourceEvent? in
             state.removeRequest(mutation)
@@ -150,12 +150,10 @@ extension Resource {
                 _ = state.removeLayers { $0.id == id }
                 // A load in flight would bring data older than this answer: its outcome will not touch the resource.
                 state.loading.endLoad()
-                released = state.confirmedData
-                state.latestError = nil
-                state.dataReceived = ResourceState.monotonic(response.timestamp, now: now, elapsed: elapsed)
-                state.invalidated = false
                 state.invalidations &+= 1
-                return state.confirm(response, posting: .newData(.network))
+                let (replaced, event) = state.confirmFromNetwork(response, now: now, elapsed: elapsed, fresh: true)
+                released = replaced
+                return event
             }
             // Stale now; the layer stays until a load begun from now on brings data.
             state.invalidated = true

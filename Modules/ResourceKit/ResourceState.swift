@@ -77,6 +77,18 @@ struct ResourceState: Sendable {
         return show(posting: event)
     }
 
+    /// Confirms `entity`, new from the network: the error cleared, the data timestamped on the monotonic clock, and
+    /// the resource fresh unless `fresh` is false (a load that was invalidated while in flight). Returns what it
+    /// replaced, for the caller to release outside the lock, and the event as ``confirm(_:posting:)`` does.
+    mutating func confirmFromNetwork(_ entity: Entity, now: Date, elapsed: Duration, fresh: Bool) -> (
+        released: (Entity?, ResourceError?), event: ResourceEvent?
+    ) {
+        let released = (confirmedData, latestError.take())
+        dataReceived = Self.monotonic(entity.timestamp, now: now, elapsed: elapsed)
+        if fresh { invalidated = false }
+        return (released, confirm(entity, posting: .newData(.network)))
+    }
+
     /// Takes away the layers `isRemoved` picks; returns whether it picked any. With none left, the confirmed data
     /// is what observers see.
     mutating func removeLayers(where isRemoved: (OptimisticLayers.Layer) -> Bool) -> Bool {
