@@ -28,6 +28,7 @@ let package = Package(
         .library(name: "TetherJSON", targets: ["TetherJSON"]),
         .library(name: "PersistenceKit", targets: ["PersistenceKit"]),
         .library(name: "EntityCacheKit", targets: ["EntityCacheKit"]),
+        .library(name: "MutationOutboxKit", targets: ["MutationOutboxKit"]),
         .library(name: "DocumentStoreKit", targets: ["DocumentStoreKit"]),
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
@@ -103,6 +104,12 @@ let package = Package(
             ],
             path: "Modules/EntityCacheKit"
         ),
+        // Durable mutations' role (MutationOutbox), the entry an outbox keeps, and an in-memory outbox.
+        .target(
+            name: "MutationOutboxKit",
+            dependencies: ["PersistenceKit", "TetherConcurrency"],
+            path: "Modules/MutationOutboxKit"
+        ),
         // The document store's role (DocumentStore): transactions, a compiled query model, a change feed and log.
         .target(
             name: "DocumentStoreKit",
@@ -123,7 +130,7 @@ let package = Package(
             name: "ResourceKit",
             dependencies: [
                 "TetherConcurrency", "TetherClock", "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit",
-                "TransportKit", "TetherJSON", "EntityCacheKit",
+                "TransportKit", "TetherJSON", "EntityCacheKit", "MutationOutboxKit", "PersistenceKit",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/ResourceKit"
@@ -160,8 +167,8 @@ let package = Package(
         .target(
             name: "SQLiteAdapter",
             dependencies: [
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherConcurrency",
-                "TetherClock", .product(name: "GRDB", package: "GRDB.swift"),
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "MutationOutboxKit", "TetherJSON",
+                "TetherConcurrency", "TetherClock", .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Modules/SQLiteAdapter"
@@ -237,7 +244,7 @@ let package = Package(
             name: "TetherTesting",
             dependencies: [
                 "OwnershipKit", "TransportKit", "PersistenceKit", "DocumentStoreKit", "TetherJSON", "TetherConcurrency",
-                "TetherClock", "EntityCacheKit",
+                "TetherClock", "EntityCacheKit", "MutationOutboxKit",
             ],
             path: "Modules/TetherTesting"),
         // Swift Testing traits (the leak check), apart from TetherTesting, whose doubles need no test library.
@@ -343,7 +350,7 @@ let package = Package(
             name: "ResourceKitTests",
             dependencies: [
                 "EntityCacheKit", "TetherClock", "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit",
-                "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                "TetherTesting", "TetherTestingTraits", "TetherConcurrency", "MutationOutboxKit", "PersistenceKit",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/ResourceKitTests"
@@ -429,7 +436,7 @@ let package = Package(
             dependencies: [
                 "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
                 "TetherConcurrency", "ResourceKit", "TetherTestingTraits", "TransportKit", "TransportConformance",
-                "tether-persistence-probe",
+                "MutationOutboxKit", "tether-persistence-probe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

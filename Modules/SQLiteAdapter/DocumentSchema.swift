@@ -4,6 +4,8 @@ import GRDB
 /// application id its last migration sets in the file's header (`PRAGMA application_id`). A file is opened only when
 /// its id is this one — or, written by a version before the id, when it holds no table but these.
 protocol TetherSchema: Sendable {
+    /// What the file is to a user — "store", "cache", "outbox" — in the messages that refuse one.
+    static var role: String { get }
     static var table: String { get }
     static var tables: Set<String> { get }
     static var applicationID: Int32 { get }
@@ -23,6 +25,7 @@ extension TetherSchema {
 /// The document store's schema, created and upgraded by GRDB's `DatabaseMigrator`. Migrations are only ever
 /// appended: a file written by an older version is upgraded in place when it is opened.
 enum DocumentSchema: TetherSchema {
+    static let role = "store"
     static let table = "tether_documents"
     static let tables: Set<String> = [
         table, "tether_meta", "tether_change_log", "tether_change_log_readers", "tether_indexes", "grdb_migrations",
@@ -93,6 +96,7 @@ enum DocumentSchema: TetherSchema {
 
 /// The entity cache's schema.
 enum EntityCacheSchema: TetherSchema {
+    static let role = "cache"
     static let table = "tether_entities"
     static let tables: Set<String> = [table, "grdb_migrations", "sqlite_stat1"]
     /// "TETC".

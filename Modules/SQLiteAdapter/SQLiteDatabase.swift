@@ -17,7 +17,7 @@ enum SQLiteDatabase {
         let inspection =
             inspected
             ?? DatabaseInspection.inspect(path, as: schema, quickCheck: configuration.checksIntegrityOnOpen)
-        if let refusal = inspection.refusal(path, role: schema == EntityCacheSchema.self ? "cache" : "store") {
+        if let refusal = inspection.refusal(path, role: schema.role) {
             throw refusal
         }
         try DatabaseFile.prepare(path)
