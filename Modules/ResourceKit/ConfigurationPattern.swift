@@ -90,6 +90,27 @@ public struct ConfigurationPattern: Sendable, ExpressibleByStringLiteral, Custom
         }
     }
 
+    /// What an outbox stores for it; nil for a predicate, which cannot be stored.
+    var stored: String? {
+        switch form {
+        case .all: "@all"
+        case .glob(let pattern): pattern
+        case .regex(let pattern): "@regex:" + pattern
+        case .predicate: nil
+        }
+    }
+
+    /// The pattern an outbox stored as `stored`.
+    init(stored: String) {
+        if stored == "@all" {
+            form = .all
+        } else if stored.hasPrefix("@regex:") {
+            form = .regex(String(stored.dropFirst("@regex:".count)))
+        } else {
+            form = .glob(stored)
+        }
+    }
+
     /// The pattern made ready to match URLs of a service with `base` (no trailing slash).
     func compiled(base: String?) -> CompiledPattern {
         switch form {

@@ -14,7 +14,7 @@ final class OptimisticLayers: Sendable {
     struct Layer: Sendable {
         /// The mutation's number, unique in the process.
         let id: UInt64
-        let update: OptimisticUpdate
+        let apply: OptimisticUpdate.Apply
         /// When the mutation began: the timestamp of content shown over no data.
         let began: Date
         /// Set when the mutation succeeded and the resource reloads: the layer goes when a load begun at this count
@@ -35,7 +35,7 @@ final class OptimisticLayers: Sendable {
     /// What observers see: each layer applied, in order, to what lies beneath it. Runs the applications' updates:
     /// call it outside the resource's lock.
     func visible() -> Entity? {
-        layers.reduce(confirmed) { beneath, layer in layer.update.apply(beneath, layer.began) }
+        layers.reduce(confirmed) { beneath, layer in layer.apply(beneath, layer.began) }
     }
 
     /// The same layers over `confirmed`.

@@ -1,4 +1,6 @@
 import Logging
+import MutationOutboxKit
+import PersistenceKit
 import Synchronization
 import TetherClock
 import TetherConcurrency
@@ -40,7 +42,7 @@ extension Resource {
     public func mutate(
         _ method: HTTPMethod, body: Data? = nil, contentType: String? = nil, headers: HTTPHeaders = [:],
         optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
-        invalidates: [ConfigurationPattern] = []
+        invalidates: [ConfigurationPattern] = [], durable: Bool? = nil
     ) -> Request {
         guard core.beginMutation() != nil else {
             let limit = core.mutations.withLock { $0.limit }
@@ -51,32 +53,102 @@ extension Resource {
                     message: "\(limit) mutations are pending, the service's limit (maxPendingMutations): not sent",
                     method: method, url: urlString, timestamp: core.timeSource.now))
         }
-        let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
         let configuration = configuration(for: method)
         var headers = headers
-        if let name = configuration.idempotencyKeyHeader, headers[name] == nil {
-            headers[name] = UUID().uuidString
+        if let contentType { headers["Content-Type"] = contentType }
+        let keyHeader = configuration.idempotencyKeyHeader
+        let key = keyHeader.flatMap { headers[$0] } ?? UUID().uuidString
+        if let keyHeader, headers[keyHeader] == nil { headers[keyHeader] = key }
+        let notQueued = { [self] (message: String, cause: PersistenceError?) -> Request in
+            core.endMutation()
+            return failedRequest(
+                method,
+                ResourceError(
+                    .mutationNotQueued, message: message, method: method, url: urlString,
+                    timestamp: core.timeSource.now, cause: cause))
         }
+        let apply: OptimisticUpdate.Apply?
+        do {
+            apply = try optimistic?.resolved(body: body, definitions: core.durable)
+        } catch {
+            return notQueued(error.message + ": nothing was sent, and nothing shown", nil)
+        }
+        let plan = MutationPlan(
+            method: method, body: body, headers: headers, apply: apply, onSuccess: onSuccess,
+            invalidates: invalidates)
+        guard durable ?? core.durable.configuration.isDurable else {
+            return startMutation(plan, configuration: configuration, entry: nil)
+        }
+        if let optimistic, optimistic.storedName == nil {
+            return notQueued(
+                "a durable mutation's optimistic update must survive a restart, and a function cannot: use "
+                    + ".named(…) or .removing; nothing was sent, and nothing shown", nil)
+        }
+        let invalidated = invalidates.compactMap(\.stored)
+        guard invalidated.count == invalidates.count else {
+            return notQueued(
+                "a durable mutation's invalidates: must survive a restart, and a predicate cannot: use globs or "
+                    + "regular expressions; nothing was sent, and nothing shown", nil)
+        }
+        let entry = OutboxEntry(
+            key: key, lane: core.durable.configuration.order == .perService ? "" : urlString,
+            method: method.rawValue, url: urlString,
+            headers: headers.map { OutboxEntry.Header(name: $0.name, value: $0.value) }, body: body,
+            optimisticUpdate: optimistic?.storedName, usesResponse: onSuccess == .useResponse,
+            invalidates: invalidated, enqueued: core.timeSource.now)
+        switch core.durable.enqueue(entry) {
+        case .success(let written):
+            return startMutation(plan, configuration: configuration, entry: written)
+        case .failure(let error):
+            return notQueued(
+                "the durable mutation could not be written to the outbox (\(error.message)): nothing was sent, and "
+                    + "nothing shown", error)
+        }
+    }
+
+    /// What a mutation sends and does, however it began: made now, or resumed from the outbox.
+    struct MutationPlan: Sendable {
+        let method: HTTPMethod
+        let body: Data?
+        /// The call's own header fields: the idempotency key and the content type among them.
+        let headers: HTTPHeaders
+        let apply: OptimisticUpdate.Apply?
+        let onSuccess: MutationSuccess
+        let invalidates: [ConfigurationPattern]
+    }
+
+    /// Shows the plan's layer, starts its request and returns it; `entry` is its outbox entry when it is durable.
+    /// The caller has counted it as pending.
+    func startMutation(
+        _ plan: MutationPlan, configuration: ResourceConfiguration, entry: OutboxEntry?
+    ) -> Request {
+        let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
+        let (method, body, headers) = (plan.method, plan.body, plan.headers)
+        let lane = entry.map { _ in core.durable.configuration.order == .perService ? "" : urlString }
         let mutation = Request(
             method: method, url: urlString, timeSource: core.timeSource,
             resolve: { [self] mutation, outcome in
-                settleMutation(mutation, id, outcome, onSuccess: onSuccess, invalidates: invalidates)
+                settleMutation(mutation, id, outcome, plan: plan, entry: entry.map { ($0, lane ?? "") })
             },
             // Repeated, it sends the same request, key included; the resource's state is left alone.
-            replay: { [self, headers] in makeRequest(method, body: body, contentType: contentType, headers: headers) },
+            replay: { [self] in makeRequest(method, body: body, contentType: nil, headers: headers) },
             progressInterval: configuration.progressReportingInterval)
         // Undecorated, the mutation makes the exchange itself; decorated, it follows the request the decorators make.
-        let work: Request.Work
+        var work: Request.Work
         if configuration.requestDecorators.isEmpty {
             work =
-                exchangeWork(
-                    method, body: body, contentType: contentType, headers: headers, configuration: configuration)
+                exchangeWork(method, body: body, contentType: nil, headers: headers, configuration: configuration)
                 ?? { [self] _ in .failure(invalidURLError(method: method)) }
         } else {
-            let sent = decorated(makeRequest(method, body: body, contentType: contentType, headers: headers))
-            work = { mutation in await Request.follow(sent, for: mutation) }
+            work = { [self] mutation in
+                let sent = decorated(makeRequest(method, body: body, contentType: nil, headers: headers))
+                return await Request.follow(sent, for: mutation)
+            }
         }
-        let layer = optimistic.map { OptimisticLayers.Layer(id: id, update: $0, began: core.timeSource.now) }
+        if let lane {
+            work = durableWork(work, id: id, after: core.durable.enterLane(lane, mutation))
+        }
+        let layer = plan.apply.map { OptimisticLayers.Layer(id: id, apply: $0, began: core.timeSource.now) }
         // Listed and layered in one step: a wipe takes both or neither.
         state.withLock { state in
             state.requests.append((mutation, false))
@@ -95,34 +167,34 @@ extension Resource {
     }
 
     /// Sends `json` encoded by `encoder` as an `application/json` body (see
-    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``). A value that does not encode fails
+    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:durable:)``). A value that does not encode fails
     /// the mutation at once: nothing is sent, and no optimistic update is shown.
     @discardableResult
     public func mutate<Body: Encodable>(
         _ method: HTTPMethod, json: Body, encoder: JSONEncoder = JSONEncoder(), headers: HTTPHeaders = [:],
         optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
-        invalidates: [ConfigurationPattern] = []
+        invalidates: [ConfigurationPattern] = [], durable: Bool? = nil
     ) -> Request {
         switch encodeJSON(json, encoder: encoder, method: method) {
         case .success(let body):
             return mutate(
                 method, body: body, contentType: "application/json", headers: headers, optimistic: optimistic,
-                onSuccess: onSuccess, invalidates: invalidates)
+                onSuccess: onSuccess, invalidates: invalidates, durable: durable)
         case .failure(let error):
             return failedRequest(method, error)
         }
     }
 
     /// Sends `text` as a `text/plain; charset=utf-8` body (see
-    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``).
+    /// ``mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:durable:)``).
     @discardableResult
     public func mutate(
         _ method: HTTPMethod, text: String, headers: HTTPHeaders = [:], optimistic: OptimisticUpdate? = nil,
-        onSuccess: MutationSuccess = .reload, invalidates: [ConfigurationPattern] = []
+        onSuccess: MutationSuccess = .reload, invalidates: [ConfigurationPattern] = [], durable: Bool? = nil
     ) -> Request {
         mutate(
             method, body: Data(text.utf8), contentType: "text/plain; charset=utf-8", headers: headers,
-            optimistic: optimistic, onSuccess: onSuccess, invalidates: invalidates)
+            optimistic: optimistic, onSuccess: onSuccess, invalidates: invalidates, durable: durable)
     }
 
     /// Numbers mutations, for their layers and the log.
@@ -131,10 +203,21 @@ extension Resource {
     /// Applies a mutation's outcome to the state, before the request's callbacks run: on success the layer gives way
     /// to the response or to a reload, on failure it is taken away.
     private func settleMutation(
-        _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, onSuccess: MutationSuccess,
-        invalidates: [ConfigurationPattern]
+        _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, plan: MutationPlan,
+        entry: (entry: OutboxEntry, lane: String)?
     ) -> RequestOutcome {
+        let (onSuccess, invalidates) = (plan.onSuccess, plan.invalidates)
         core.endMutation()
+        if let (entry, lane) = entry {
+            let failure = outcome.error.flatMap { $0.isCancellation ? nil : $0.message }
+            core.durable.settle(entry, lane: lane, request: mutation, failure: failure)
+            if let failure {
+                // Kept in the failed list for the application: a warning, with the key the server saw.
+                core.logging.stateChanges.warning(
+                    "durable mutation refused: rolled back, kept in the outbox's failed list",
+                    metadata: ["url": "\(urlString)", "key": "\(entry.key)", "error": "\(failure)"])
+            }
+        }
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let response = outcome.entity.flatMap { onSuccess == .useResponse && !$0.hasNoBody ? $0 : nil }
         var released: (Entity?, ResourceError?) = (nil, nil)

@@ -174,6 +174,8 @@ extension Resource {
         logging.network.debug(
             "← \(response.status) \(request.method) \(request.url.absoluteString)",
             metadata: ["bytes": "\(response.body.count)"])
+        // The server is back: durable mutations waiting out a failure are tried now.
+        if response.status < 500, response.status != 408, response.status != 429 { core.durable.serverAnswered() }
         let now = core.timeSource.now
         if response.status == 304 { return .notModified(nil) }
         let entity = Entity(content: response.body, headers: response.headers, timestamp: now)

@@ -23,6 +23,7 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
             case transformFailed(PipelineStageKey)
             case invalidRequestBody
             case tooManyPendingMutations
+            case mutationNotQueued
             case cancelled
         }
 
@@ -47,6 +48,10 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
         /// The service already has as many mutations pending as it allows (``Service/maxPendingMutations``); this
         /// one was not sent, and showed nothing.
         public static var tooManyPendingMutations: Self { Self(.tooManyPendingMutations) }
+        /// A durable mutation could not be written to the outbox — none is configured, what it shows or invalidates
+        /// cannot be stored, or the write failed (``ResourceError/cause`` holds the `PersistenceError`) — or its
+        /// named optimistic update could not be made. Nothing was sent, and nothing shown.
+        public static var mutationNotQueued: Self { Self(.mutationNotQueued) }
         /// The request was cancelled.
         public static var cancelled: Self { Self(.cancelled) }
 
@@ -75,6 +80,7 @@ public struct ResourceError: Error, Sendable, CustomStringConvertible {
             case .transformFailed(let stage): "transformFailed(\(stage))"
             case .invalidRequestBody: "invalidRequestBody"
             case .tooManyPendingMutations: "tooManyPendingMutations"
+            case .mutationNotQueued: "mutationNotQueued"
             case .cancelled: "cancelled"
             }
         }

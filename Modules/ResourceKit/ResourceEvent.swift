@@ -38,7 +38,7 @@ public enum NewDataSource: Sendable, Hashable {
     case localOverride
     /// ``Resource/wipe()``: the data is now nil.
     case wipe
-    /// A mutation's optimistic update is shown (see ``Resource/mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:)``).
+    /// A mutation's optimistic update is shown (see ``Resource/mutate(_:body:contentType:headers:optimistic:onSuccess:invalidates:durable:)``).
     case optimistic
     /// A failed or cancelled mutation's optimistic update was taken away: the data is as if it had never been
     /// applied.

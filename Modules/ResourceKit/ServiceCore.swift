@@ -40,6 +40,8 @@ final class ServiceCore: Sendable {
     let configurationGeneration = Atomic<UInt64>(1)
     /// How many mutations are pending, and how many may be.
     let mutations = LockedValue((pending: 0, limit: 1_000))
+    /// The durable mutations: the outbox, their lanes and waits, the named optimistic updates.
+    let durable: DurableMutations
 
     /// Makes a service.
     ///
@@ -60,6 +62,7 @@ final class ServiceCore: Sendable {
         self.transport = transport
         self.timeSource = timeSource
         self.logging = logging
+        durable = DurableMutations(logger: logging.stateChanges)
         resources = Registry(configuration: .init(countLimit: cacheCountLimit), isInUse: { $0.hasObservers })
         if let baseURL {
             let url = URL(string: baseURL)

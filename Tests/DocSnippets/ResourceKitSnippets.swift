@@ -3,6 +3,7 @@ import Foundation
 import MemoryPressureKit
 import RegistryKit
 import ResourceKit
+import SQLiteAdapter
 import Synchronization
 import TransportKit
 
@@ -149,5 +150,18 @@ enum MutationSnippets {
         ).outcome
         // end snippet
         _ = outcome
+    }
+
+    static func durable(service: Service, draft: User, directory: String) throws {
+        // snippet: ResourceKit.mutate-durable
+        service.mutationConfiguration.outbox = try SQLiteMutationOutbox(path: directory + "/outbox.sqlite")
+        service.defineOptimisticUpdate("append-user") { body in
+            let user = try JSONDecoder().decode(User.self, from: body ?? Data())
+            return .updating { (list: [User]?) in (list ?? []) + [user] }
+        }
+        try service.resumeMutations()  // what a previous run left: shown again, sent in order
+
+        service.resource("/users").mutate(.post, json: draft, optimistic: .named("append-user"), durable: true)
+        // end snippet
     }
 }
