@@ -21,8 +21,8 @@ final class DurableMutations: Sendable {
     struct State: Sendable {
         var configuration = MutationConfiguration()
         var definitions: [String: @Sendable (Data?) throws -> OptimisticUpdate] = [:]
-        /// The last durable mutation of each lane, which the next one waits for.
-        var lanes: [String: Request] = [:]
+        /// The turn of the last durable mutation of each lane, which the next one waits for.
+        var lanes: [String: LaneTurn] = [:]
         /// The idempotency keys of the durable mutations in this process, not yet settled.
         var active: Set<String> = []
         /// The mutations waiting to be tried again, by number.
@@ -78,10 +78,11 @@ final class DurableMutations: Sendable {
 
     /// After a mutation settles: its entry is removed (sent, or cancelled) or moved to the failed list (`failure`),
     /// on the outbox queue.
-    func settle(_ entry: OutboxEntry, lane: String, request: Request, failure: String?) {
+    func settle(_ entry: OutboxEntry, lane: String, turn: LaneTurn, failure: String?) {
+        turn.requestCompleted()
         let outbox = state.withLock { state -> (any MutationOutbox)? in
             state.active.remove(entry.key)
-            if state.lanes[lane] === request { state.lanes[lane] = nil }
+            if state.lanes[lane] === turn { state.lanes[lane] = nil }
             return state.configuration.outbox
         }
         guard let outbox else { return }
@@ -111,10 +112,10 @@ final class DurableMutations: Sendable {
 
     // MARK: Lanes
 
-    /// Makes `request` the last of `lane`; returns the one it waits for.
-    func enterLane(_ lane: String, _ request: Request) -> Request? {
+    /// Makes `turn` the last of `lane`; returns the one it waits for.
+    func enterLane(_ lane: String, _ turn: LaneTurn) -> LaneTurn? {
         state.withLock { state in
-            defer { state.lanes[lane] = request }
+            defer { state.lanes[lane] = turn }
             return state.lanes[lane]
         }
     }

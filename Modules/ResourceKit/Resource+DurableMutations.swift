@@ -1,5 +1,6 @@
 import Logging
 import MutationOutboxKit
+import TetherClock
 import TetherConcurrency
 import TransportKit
 
@@ -12,11 +13,18 @@ import Foundation
 /// Durable mutations: written to the service's outbox before `mutate` returns, sent in order, tried again while
 /// the server cannot be reached, and resumed after a restart.
 extension Resource {
-    /// `attempt` made durable: it waits for `previous`, the mutation before it in its lane, to settle, then is tried
-    /// until it succeeds, fails for good (``isTransient(_:)`` says which failures are not), or is cancelled.
-    func durableWork(_ attempt: @escaping Request.Work, id: UInt64, after previous: Request?) -> Request.Work {
+    /// `attempt` made durable: it waits for `previous`, the turn before it in its lane, to end, then is tried until
+    /// it succeeds, fails for good (``isTransient(_:)`` says which failures are not), or is cancelled. Its own
+    /// `turn` ends when it returns.
+    func durableWork(
+        _ attempt: @escaping Request.Work, id: UInt64, turn: LaneTurn, after previous: LaneTurn?
+    ) -> Request.Work {
         { [self] mutation in
-            if let previous { _ = await previous.outcome }
+            guard turn.begin() else { return .failure(cancellation(mutation)) }
+            defer { turn.end() }
+            if let previous { await previous.over.wait() }
+            // Cancelled while it waited: its request has completed already, and nothing is sent.
+            if mutation.isCompleted || Task.isCancelled { return .failure(cancellation(mutation)) }
             var failures = 0
             while true {
                 let outcome = await attempt(mutation)
@@ -29,6 +37,12 @@ extension Resource {
                 if Task.isCancelled { return outcome }
             }
         }
+    }
+
+    private func cancellation(_ mutation: Request) -> ResourceError {
+        ResourceError(
+            .cancelled, message: "the request was cancelled", method: mutation.method, url: mutation.url,
+            timestamp: core.timeSource.now)
     }
 
     /// Whether a durable mutation that failed with `error` is tried again: the server could not be reached, or

@@ -125,10 +125,11 @@ extension Resource {
         let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
         let (method, body, headers) = (plan.method, plan.body, plan.headers)
         let lane = entry.map { _ in core.durable.configuration.order == .perService ? "" : urlString }
+        let turn = LaneTurn()
         let mutation = Request(
             method: method, url: urlString, timeSource: core.timeSource,
             resolve: { [self] mutation, outcome in
-                settleMutation(mutation, id, outcome, plan: plan, entry: entry.map { ($0, lane ?? "") })
+                settleMutation(mutation, id, outcome, plan: plan, entry: entry.map { ($0, lane ?? "", turn) })
             },
             // Repeated, it sends the same request, key included; the resource's state is left alone.
             replay: { [self] in makeRequest(method, body: body, contentType: nil, headers: headers) },
@@ -146,7 +147,7 @@ extension Resource {
             }
         }
         if let lane {
-            work = durableWork(work, id: id, after: core.durable.enterLane(lane, mutation))
+            work = durableWork(work, id: id, turn: turn, after: core.durable.enterLane(lane, turn))
         }
         let layer = plan.apply.map { OptimisticLayers.Layer(id: id, apply: $0, began: core.timeSource.now) }
         // Listed and layered in one step: a wipe takes both or neither.
@@ -204,13 +205,13 @@ extension Resource {
     /// to the response or to a reload, on failure it is taken away.
     private func settleMutation(
         _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, plan: MutationPlan,
-        entry: (entry: OutboxEntry, lane: String)?
+        entry: (entry: OutboxEntry, lane: String, turn: LaneTurn)?
     ) -> RequestOutcome {
         let (onSuccess, invalidates) = (plan.onSuccess, plan.invalidates)
         core.endMutation()
-        if let (entry, lane) = entry {
+        if let (entry, lane, turn) = entry {
             let failure = outcome.error.flatMap { $0.isCancellation ? nil : $0.message }
-            core.durable.settle(entry, lane: lane, request: mutation, failure: failure)
+            core.durable.settle(entry, lane: lane, turn: turn, failure: failure)
             if let failure {
                 // Kept in the failed list for the application: a warning, with the key the server saw.
                 core.logging.stateChanges.warning(

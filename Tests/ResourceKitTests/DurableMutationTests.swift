@@ -124,6 +124,30 @@ struct DurableMutationTests {
     }
 
     @Test(
+        "A mutation cancelled while it waits its turn is never sent, and the one after it still waits for the one before"
+    )
+    func cancelWhileWaiting() async throws {
+        try await withFixture { fixture throws in
+            _ = fixture.useOutbox()
+            fixture.route("/items/1", .text("ok", delay: .seconds(1)), method: .put)
+            let item = fixture.service.resource("/items/1")
+            let first = item.mutate(.put, text: "m1", durable: true)
+            let second = item.mutate(.put, text: "m2", durable: true)
+            let third = item.mutate(.put, text: "m3", durable: true)
+            #expect(await fixture.clock.waitForSleepers(1))
+            second.cancel()
+            fixture.clock.advance(by: .seconds(1))
+            #expect(await first.outcome.error == nil)
+            #expect(await fixture.clock.waitForSleepers(1), "m3 is sent after m1 is answered, not beside it")
+            fixture.clock.advance(by: .seconds(1))
+            #expect(await third.outcome.error == nil)
+            let sent = fixture.transport.requests.map { String(decoding: $0.body ?? Data(), as: UTF8.self) }
+            #expect(sent == ["m1", "m3"])
+            #expect(try await fixture.service.pendingMutations().isEmpty)
+        }
+    }
+
+    @Test(
         "Order: a resource's durable mutations are sent one at a time, in order; other resources' go side by side; per-service orders all",
         arguments: [MutationConfiguration.Order.perResource, .perService])
     func order(_ order: MutationConfiguration.Order) async throws {
