@@ -72,7 +72,7 @@ public enum MutationOutboxConformance {
             outbox in
             for key in ["a", "b", "c"] { _ = try outbox.enqueue(entry(key)) }
             try outbox.markFailed(key: "b", reason: "httpStatus(409): Conflict")
-            try require(try outbox.pendingEntries().map(\.key) == ["a", "c"], "b is no longer pending")
+            try require(try outbox.pendingEntries().map(\.key) == ["a", "c"], "b is out of the pending list")
             let failed = try outbox.failedEntries()
             try require(
                 failed.map(\.key) == ["b"] && failed.first?.failure == "httpStatus(409): Conflict",
