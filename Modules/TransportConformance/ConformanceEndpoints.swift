@@ -16,6 +16,7 @@ public import TransportKit
 /// | `/flaky/{key}/{failures}/{status}` | that status for the first `failures` attempts (`?retryAfter=s` adds `Retry-After`), then 200 `attempt {n}` |
 /// | `/sequence/{key}/{s1},{s2},…` | the n-th request gets the n-th status (the last repeats), JSON `{"response": n, "status": s}`, `ETag: "rn"` |
 /// | `/slow/{milliseconds}` | 200 `slow` after the delay |
+/// | `/idempotent/{name}` (POST) | a change applied once per `Idempotency-Key` (400 without one): 201 `applied` the first time, 200 `applied before` after; the recorder keeps each key's body |
 /// | `/redirect/{n}` | 302 to `/redirect/{n-1}`; `/redirect/0` is 200 `arrived` |
 /// | `/redirect-to?url={percent-encoded URL}` | 302 to that URL (another origin, as `localhost` for `127.0.0.1`) |
 /// | `/loop` | 302 to `/loop`, for ever |
@@ -71,6 +72,15 @@ public struct ConformanceEndpoints: Sendable {
             guard let count = Int(segments[1]), count >= 0 else { return .respond(.badRequest(path)) }
             let headers: HTTPHeaders = ["Content-Type": "application/octet-stream", "Content-Encoding": "gzip"]
             return .respond(ConformanceReply(status: 200, headers: headers, body: Self.gzipZeros(count: count)))
+        case ("idempotent", 2):
+            guard let key = headers["Idempotency-Key"], !key.isEmpty else {
+                return .respond(ConformanceReply(status: 400, body: Data("no Idempotency-Key".utf8)))
+            }
+            let applied = recorder.recordChange(segments[1], key: key, body: body)
+            return .respond(
+                ConformanceReply(
+                    status: applied ? 201 : 200, headers: ["Content-Type": "text/plain"],
+                    body: Data((applied ? "applied" : "applied before").utf8)))
         case ("flaky", 4):
             guard let failures = Int(segments[2]), let status = Int(segments[3]) else {
                 return .respond(.badRequest(path))

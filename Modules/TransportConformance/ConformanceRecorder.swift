@@ -1,3 +1,4 @@
+public import Foundation
 import TetherConcurrency
 
 /// What the conformance hosts saw: requests per path, attempts per `/flaky` and `/sequence` key, and connections opened and closed on the misbehaving
@@ -8,6 +9,17 @@ public final class ConformanceRecorder: Sendable {
         var requests: [String: Int] = [:]
         var opened = 0
         var closed = 0
+        var changes: [String: [IdempotentChange]] = [:]
+    }
+
+    /// A change `/idempotent/{name}` received: its idempotency key, its body, and how many requests carried it.
+    public struct IdempotentChange: Sendable, Hashable {
+        /// The `Idempotency-Key`.
+        public let key: String
+        /// The body of the first request with the key: what was applied.
+        public let body: Data
+        /// How many requests carried the key (1: applied once; more: answered again without applying).
+        public var deliveries: Int
     }
 
     private let state = LockedValue(State())
@@ -25,6 +37,11 @@ public final class ConformanceRecorder: Sendable {
         state.withLock { $0.requests[path, default: 0] }
     }
 
+    /// The changes `/idempotent/{name}` applied, in the order their keys first arrived: each key once.
+    public func changes(to name: String) -> [IdempotentChange] {
+        state.withLock { $0.changes[name, default: []] }
+    }
+
     /// Connections the misbehaving peer has accepted.
     public var connectionsOpened: Int { state.withLock { $0.opened } }
 
@@ -35,6 +52,18 @@ public final class ConformanceRecorder: Sendable {
         state.withLock { state in
             state.attempts[key, default: 0] += 1
             return state.attempts[key, default: 0]
+        }
+    }
+
+    /// Records a change to `name` under `key`; true when it is new (to be applied), false for a key seen before.
+    func recordChange(_ name: String, key: String, body: Data) -> Bool {
+        state.withLock { state in
+            if let index = state.changes[name]?.firstIndex(where: { $0.key == key }) {
+                state.changes[name]?[index].deliveries += 1
+                return false
+            }
+            state.changes[name, default: []].append(IdempotentChange(key: key, body: body, deliveries: 1))
+            return true
         }
     }
 

@@ -7,6 +7,11 @@
 //       Upserts documents <prefix>0 … <prefix><count-1>, one commit each, prints "done <last commit>" and exits.
 //   tether-persistence-probe cache-load <cache.sqlite> <url>…
 //       Loads each URL through a Service with a SQLite persistent cache, prints "loaded <url> <body>", flushes, exits.
+//   tether-persistence-probe outbox-loop <outbox.sqlite> <base url> <run>
+//       Resumes what the outbox holds, then makes durable POSTs to /idempotent/a and /idempotent/b for ever (eight
+//       pending at most), printing "ack run<run>-<n>" as each mutate returns. Killed with SIGKILL by the test.
+//   tether-persistence-probe outbox-drain <outbox.sqlite> <base url>
+//       Resumes what the outbox holds, waits for every mutation to settle, prints "drained <count> left <pending>".
 //   tether-persistence-probe cache-show <cache.sqlite> <expiration seconds> <url>
 //       Observes the URL and prints each event with the text; calls loadIfNeeded once the cache has been read, and
 //       exits when that load ends.
@@ -63,6 +68,32 @@ do {
         }
         ProbeOutput.say("done \(try await store.read { try $0.commitNumber() })")
         try store.close()
+    case "outbox-loop", "outbox-drain":
+        guard arguments.count >= 3 else { ProbeOutput.fail("usage: \(mode) <outbox.sqlite> <base url> [run]") }
+        let outbox = try SQLiteMutationOutbox(path: arguments[arguments.startIndex + 1])
+        let service = Service(baseURL: arguments[arguments.startIndex + 2], transport: URLSessionTransport())
+        service.mutationConfiguration.outbox = outbox
+        service.mutationConfiguration.retryBackoff = .milliseconds(50)
+        let resumed = try service.resumeMutations()
+        ProbeOutput.say("resumed \(resumed.count)")
+        if mode == "outbox-drain" {
+            for request in resumed {
+                if let error = await request.outcome.error { ProbeOutput.say("failed \(error)") }
+            }
+            ProbeOutput.say("drained \(resumed.count) left \(try await service.pendingMutations().count)")
+            break
+        }
+        let run = arguments[arguments.startIndex + 3]
+        var outstanding: [Request] = []
+        for index in 0... {
+            let body = "run\(run)-\(index)"
+            let mutation = service.resource(index % 2 == 0 ? "/idempotent/a" : "/idempotent/b")
+                .mutate(.post, text: body, durable: true)
+            if let error = mutation.completedOutcome?.error { ProbeOutput.fail("\(body) not queued: \(error)") }
+            ProbeOutput.say("ack \(body)")
+            outstanding.append(mutation)
+            if outstanding.count >= 8 { _ = await outstanding.removeFirst().outcome }
+        }
     case "cache-load":
         guard arguments.count >= 3 else { ProbeOutput.fail("usage: cache-load <cache.sqlite> <url>…") }
         let cache = try PersistentCache.sqlite(path: arguments[arguments.startIndex + 1])
