@@ -2,7 +2,7 @@ public import PersistenceKit
 import TetherConcurrency
 
 /// A ``MutationOutbox`` in memory: for tests, and for mutations ordered and retried without surviving the process.
-/// Entries last as long as the outbox object.
+/// Entries last as long as the outbox object, which is the one that holds them all.
 public final class InMemoryMutationOutbox: MutationOutbox {
     private struct State {
         var entries: [OutboxEntry] = []
@@ -34,6 +34,11 @@ public final class InMemoryMutationOutbox: MutationOutbox {
     /// The pending entries, in sequence order.
     public func pendingEntries() throws(PersistenceError) -> [OutboxEntry] {
         state.withLock { $0.entries.filter { $0.failure == nil } }
+    }
+
+    /// Every pending entry: this object is the only one that holds its entries.
+    public func takePending() throws(PersistenceError) -> [OutboxEntry] {
+        try pendingEntries()
     }
 
     /// The failed entries, in sequence order.

@@ -16,6 +16,11 @@ public protocol MutationOutbox: Sendable {
     /// The pending entries, in sequence order. An entry written in a newer format than ``OutboxEntry/format`` is
     /// left where it is, out of this list, and logged.
     func pendingEntries() throws(PersistenceError) -> [OutboxEntry]
+    /// Takes the pending entries this outbox object is to send, in sequence order: those it enqueued or took before,
+    /// and those no other live outbox object on the same storage holds — never one another live object holds, so
+    /// that two processes sharing an outbox never send one mutation twice. What an ended process held becomes
+    /// takeable. Entries in a newer format are left, as by ``pendingEntries()``.
+    func takePending() throws(PersistenceError) -> [OutboxEntry]
     /// The entries the server refused for good, in sequence order, with their ``OutboxEntry/failure``.
     func failedEntries() throws(PersistenceError) -> [OutboxEntry]
     /// Removes the entry with idempotency key `key`, pending or failed; a missing key is not an error.

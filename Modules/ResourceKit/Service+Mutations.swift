@@ -32,7 +32,8 @@ extension Service {
 
     /// Sends the mutations the outbox holds pending — left by a process that ended before the server accepted them —
     /// in the order they were made, each with its optimistic layer shown again at once, as their `mutate` did.
-    /// Those this process sends already are skipped, so calling it twice sends nothing twice. Returns their requests.
+    /// Those this process sends already are skipped, so calling it twice sends nothing twice; those another live
+    /// process holds are left to it (the outbox's `takePending()`). Returns their requests.
     ///
     /// ```swift
     /// service.mutationConfiguration.outbox = try SQLiteMutationOutbox(path: path)
@@ -44,7 +45,7 @@ extension Service {
     @discardableResult
     public func resumeMutations() throws(PersistenceError) -> [Request] {
         guard let outbox = mutationConfiguration.outbox else { return [] }
-        let entries = try outbox.pendingEntries()
+        let entries = try outbox.takePending()
         var resumed: [Request] = []
         for entry in entries {
             if let request = resource(absoluteURL: entry.url).resumeMutation(entry) { resumed.append(request) }

@@ -14,7 +14,8 @@ enum OutboxSchema: TetherSchema {
         migrator.registerMigration("v1: outbox") { db in
             // AUTOINCREMENT: a sequence number is never given twice, even after the newest entry is removed, so
             // the order of entries is the order their mutations were made. `format` is the version of `details`:
-            // a newer version's entries are left alone.
+            // a newer version's entries are left alone. `owner` is the outbox object that sends the entry
+            // ("<pid>:<uuid>"): another takes it only once that process has ended.
             try db.execute(
                 sql: """
                     CREATE TABLE tether_outbox (
@@ -24,7 +25,8 @@ enum OutboxSchema: TetherSchema {
                         format INTEGER NOT NULL,
                         body BLOB,
                         details TEXT NOT NULL,
-                        failure TEXT
+                        failure TEXT,
+                        owner TEXT
                     );
                     """)
         }

@@ -9,7 +9,9 @@ import TetherConcurrency
 /// moment `mutate` returns.
 ///
 /// Each enqueue is one write transaction in WAL mode (`synchronous=NORMAL`): durable against the process dying at
-/// any point; a power cut may lose the last few. A file that is not an outbox — or a damaged one — is refused and
+/// any point; a power cut may lose the last few. Processes may share the file: each entry is held by the outbox
+/// object that enqueued or took it, and another process takes it (``takePending()``) only once that one's process
+/// has ended — or it has called ``close()``. A file that is not an outbox — or a damaged one — is refused and
 /// left as it is: unlike a cache, what it holds exists nowhere else. An entry written by a newer version in a format
 /// this one does not read is left in the file and logged, never sent or dropped.
 ///
@@ -22,6 +24,9 @@ public final class SQLiteMutationOutbox: MutationOutbox {
     public let path: String
     let pool: DatabasePool
     let logger: Logger
+    /// This object's name in the `owner` column: the process and a number of its own.
+    let owner = "\(getpid()):\(UUID().uuidString)"
+    private let isClosed = LockedValue(false)
 
     /// Opens (or creates) the outbox at `path`.
     ///
@@ -48,8 +53,10 @@ public final class SQLiteMutationOutbox: MutationOutbox {
                     throw PersistenceError(.duplicateID, "an outbox entry with this key exists already")
                 }
                 try db.cachedStatement(
-                    sql: "INSERT INTO tether_outbox (key, lane, format, body, details) VALUES (?, ?, ?, ?, ?)"
-                ).execute(arguments: [entry.key, entry.lane, OutboxEntry.format, entry.body, entry.details])
+                    sql: """
+                        INSERT INTO tether_outbox (key, lane, format, body, details, owner) VALUES (?, ?, ?, ?, ?, ?)
+                        """
+                ).execute(arguments: [entry.key, entry.lane, OutboxEntry.format, entry.body, entry.details, owner])
                 return db.lastInsertedRowID
             }
         }
@@ -58,6 +65,50 @@ public final class SQLiteMutationOutbox: MutationOutbox {
     /// The pending entries, in sequence order; those in a newer format are skipped, with a warning.
     public func pendingEntries() throws(PersistenceKit.PersistenceError) -> [OutboxEntry] {
         try entries(failed: false)
+    }
+
+    /// Takes, in one write transaction, the pending entries no live outbox object holds — their owner's process has
+    /// ended, or they have none — with those this object holds already; returns them in sequence order.
+    public func takePending() throws(PersistenceKit.PersistenceError) -> [OutboxEntry] {
+        let owner = owner
+        let taken = try perform(key: nil) { pool in
+            try pool.write { db -> Set<Int64> in
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT sequence, owner FROM tether_outbox WHERE failure IS NULL ORDER BY sequence")
+                var taken: Set<Int64> = []
+                for row in rows {
+                    let sequence: Int64 = row[0]
+                    let holder: String? = row[1]
+                    guard holder == owner || holder.map(Self.hasEnded) ?? true else { continue }
+                    if holder != owner {
+                        try db.cachedStatement(sql: "UPDATE tether_outbox SET owner = ? WHERE sequence = ?")
+                            .execute(arguments: [owner, sequence])
+                    }
+                    taken.insert(sequence)
+                }
+                return taken
+            }
+        }
+        return try entries(failed: false).filter { taken.contains($0.sequence) }
+    }
+
+    /// Whether the process named in `holder` ("<pid>:…") has ended; a holder that names none counts as ended.
+    static func hasEnded(_ holder: String) -> Bool {
+        guard let pid = holder.split(separator: ":").first.flatMap({ pid_t($0) }), pid > 0 else { return true }
+        return kill(pid, 0) != 0 && errno == ESRCH
+    }
+
+    /// Lets go of the entries this object holds, for another process (or object) to take, and closes the file:
+    /// later calls fail with `closed`.
+    public func close() throws(PersistenceKit.PersistenceError) {
+        let owner = owner
+        try perform(key: nil) { pool in
+            try pool.write { db in
+                try db.execute(sql: "UPDATE tether_outbox SET owner = NULL WHERE owner = ?", arguments: [owner])
+            }
+        }
+        isClosed.withLock { $0 = true }
+        try? pool.close()
     }
 
     /// The failed entries, in sequence order.

@@ -49,6 +49,14 @@ public enum MutationOutboxConformance {
             let keys = try outbox.pendingEntries().map(\.key)
             try require(keys == (0..<50).map { "k\($0)" }, "in order written, not by date: \(keys)")
         },
+        MutationOutboxCheck(
+            "take", "an outbox object takes what it enqueued, in order, again and again; not failed ones"
+        ) { outbox in
+            for key in ["a", "b", "c"] { _ = try outbox.enqueue(entry(key)) }
+            try outbox.markFailed(key: "b", reason: "refused")
+            try require(try outbox.takePending().map(\.key) == ["a", "c"], "its own pending entries")
+            try require(try outbox.takePending().map(\.key) == ["a", "c"], "taking again takes the same")
+        },
         MutationOutboxCheck("numbers never reused", "after the newest entry is removed, the next number is higher") {
             outbox in
             let first = try outbox.enqueue(entry("a"))

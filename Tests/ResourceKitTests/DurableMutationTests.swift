@@ -289,6 +289,7 @@ private final class FullOutbox: MutationOutbox {
         throw PersistenceError(.diskFull, "database or disk is full", file: "/full/outbox.sqlite")
     }
     func pendingEntries() throws(PersistenceError) -> [OutboxEntry] { [] }
+    func takePending() throws(PersistenceError) -> [OutboxEntry] { [] }
     func failedEntries() throws(PersistenceError) -> [OutboxEntry] { [] }
     func remove(key: String) throws(PersistenceError) {}
     func markFailed(key: String, reason: String) throws(PersistenceError) {}

@@ -19,19 +19,26 @@ struct SQLiteMutationOutboxTests {
         }
     }
 
-    @Test("After a restart a new service on the same file shows the pending layers again and sends each once, in order")
+    @Test(
+        "After a restart a new service on the same file shows the pending layers again and sends each once, in order; another outbox object takes nothing its first holder still holds"
+    )
     func restart() async throws {
         try await TemporaryDirectory.with { directory in
             let path = directory.file("outbox.sqlite")
             // The first process: the server cannot be reached; its mutations wait in the outbox.
             let offline = InMemoryTransport()
             offline.route(nil, "https://api.test/items", reply: .failure(.connectionRefused))
-            let first = Self.service(offline, outbox: try SQLiteMutationOutbox(path: path))
+            let firstOutbox = try SQLiteMutationOutbox(path: path)
+            let first = Self.service(offline, outbox: firstOutbox)
             let list = first.resource("/items")
             let made = ["b", "c"].map { list.mutate(.post, text: $0, optimistic: .named("append"), durable: true) }
             #expect(list.text == ",b,c")
             let keys = try await first.pendingMutations().map(\.key)
             #expect(keys.count == 2)
+
+            // While the first holds them, another outbox on the file takes none; closed, it lets go of them.
+            #expect(try SQLiteMutationOutbox(path: path).takePending().isEmpty)
+            try firstOutbox.close()
 
             // The second process, on the same file: the server is back.
             let online = InMemoryTransport()
