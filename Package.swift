@@ -176,7 +176,7 @@ let package = Package(
         .target(
             name: "PostgresAdapter",
             dependencies: [
-                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
+                "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "MutationOutboxKit", "TetherJSON",
                 "TetherConcurrency",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -455,7 +455,7 @@ let package = Package(
             name: "PostgresAdapterTests",
             dependencies: [
                 "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
-                "TetherTesting",
+                "TetherTesting", "MutationOutboxKit", "ResourceKit", "TransportKit",
                 "TetherConcurrency", "TetherTestingTraits", "tether-postgres-probe",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),

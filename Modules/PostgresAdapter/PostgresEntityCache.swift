@@ -1,11 +1,7 @@
 public import EntityCacheKit
 public import Foundation
-import Logging
-import NIOCore
-import NIOPosix
 public import PersistenceKit
 import PostgresNIO
-import TetherConcurrency
 
 /// An `EntityCache` in PostgreSQL, shared by every instance of a service that uses the same database and schema:
 /// what one instance fetched, the others read; a `304 Not Modified` seen by one refreshes the entry's timestamp for
@@ -24,8 +20,7 @@ public final class PostgresEntityCache: EntityCache, CustomStringConvertible {
     /// Where it connects (never the password).
     public let configuration: PostgresConfiguration
     private let table: String
-    private let connection = LockedValue<PostgresConnection?>(nil)
-    private let isClosed = LockedValue(false)
+    private let connection: DedicatedConnection
 
     /// Makes a cache; it connects at its first use.
     ///
@@ -33,23 +28,21 @@ public final class PostgresEntityCache: EntityCache, CustomStringConvertible {
     public init(configuration: PostgresConfiguration) throws(PersistenceError) {
         try configuration.validate()
         self.configuration = configuration
-        table = "\(configuration.schema).tether_entities"
+        let table = "\(configuration.schema).tether_entities"
+        self.table = table
+        connection = DedicatedConnection(
+            "the cache", configuration: configuration,
+            preparation: [
+                """
+                CREATE TABLE IF NOT EXISTS \(table) (key text PRIMARY KEY, body bytea NOT NULL,
+                    headers text NOT NULL, timestamp double precision NOT NULL)
+                """
+            ])
     }
 
     /// Makes a cache from a URL (see ``PostgresConfiguration/init(url:)``).
     public convenience init(url: String) throws(PersistenceError) {
         try self.init(configuration: PostgresConfiguration(url: url))
-    }
-
-    deinit {
-        // Not waited for: a deinit never blocks.
-        if let connection = connection.withLock({ $0 }) { Self.close(connection) }
-    }
-
-    /// Closes `connection` without waiting, keeping it alive until it is closed (postgres-nio checks that a
-    /// connection is closed when it goes).
-    private static func close(_ connection: PostgresConnection) {
-        connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
     }
 
     /// `PostgreSQL entity cache postgres://user@host:port/database`.
@@ -117,71 +110,12 @@ public final class PostgresEntityCache: EntityCache, CustomStringConvertible {
 
     /// Closes the connection: later calls fail with `PersistenceError.Kind.closed`.
     public func close() {
-        isClosed.withLock { $0 = true }
-        if let connection = connection.withLock({ $0.take() }) { Self.close(connection) }
+        connection.close()
     }
 
-    // MARK: The connection
-
-    /// Runs one statement, connecting first when there is no connection; a connection that failed is dropped, so
-    /// that the next call opens a new one.
+    /// Runs one statement on the cache's connection.
     @discardableResult
     private func run(_ sql: String, _ binds: PostgresBindings, key: String?) throws -> PostgresQueryResult {
-        if isClosed.withLock({ $0 }) {
-            throw PersistenceError(.closed, "the cache is closed", file: configuration.description, id: key)
-        }
-        let connection = try connected()
-        do {
-            return try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: configuration.logger)
-                .wait()
-        } catch {
-            if connection.isClosed {
-                self.connection.withLock { if $0 === connection { $0 = nil } }
-            }
-            throw PersistenceError.mappingPostgres(error, store: configuration.description, id: key)
-        }
-    }
-
-    private func connected() throws -> PostgresConnection {
-        if let open = connection.withLock({ $0 }), !open.isClosed { return open }
-        let store = configuration.description
-        do {
-            let opened = try PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.any(),
-                configuration: try PostgresConnectionConfigurations.connection(configuration), id: 0,
-                logger: configuration.logger
-            ).wait()
-            do {
-                try Self.prepare(opened, table: table, schema: configuration.schema, logger: configuration.logger)
-            } catch {
-                Self.close(opened)
-                throw error
-            }
-            connection.withLock { $0 = opened }
-            return opened
-        } catch {
-            throw PersistenceError.mappingPostgres(error, store: store)
-        }
-    }
-
-    /// Creates the schema and the table when missing, under the schema's advisory lock.
-    private static func prepare(
-        _ connection: PostgresConnection, table: String, schema: String, logger: Logger
-    ) throws {
-        var lock = PostgresBindings()
-        lock.append("tether:\(schema)")
-        for query in [
-            PostgresQuery(unsafeSQL: "BEGIN"),
-            PostgresQuery(unsafeSQL: "SELECT pg_advisory_xact_lock(hashtext($1))", binds: lock),
-            PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \(schema)"),
-            PostgresQuery(
-                unsafeSQL: """
-                    CREATE TABLE IF NOT EXISTS \(table) (key text PRIMARY KEY, body bytea NOT NULL,
-                        headers text NOT NULL, timestamp double precision NOT NULL)
-                    """),
-            PostgresQuery(unsafeSQL: "COMMIT"),
-        ] {
-            _ = try connection.query(query, logger: logger).wait()
-        }
+        try connection.run(sql, binds, id: key)
     }
 }
