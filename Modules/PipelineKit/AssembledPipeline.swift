@@ -246,10 +246,16 @@ public final class AssembledPipeline: Sendable {
                             ]))
                 }
             }
+            if serviceConfiguration.mutations.durable, persistence.mutationOutbox == nil {
+                throw assembler.failure(
+                    at: path.appending("mutations").appending("durable"),
+                    "mutations are durable, but the persistence keeps no outbox (its outbox is off): turn it on, or make durable false"
+                )
+            }
             let service = ServiceBuilder(
                 name: name, configuration: serviceConfiguration,
                 baseURL: serviceConfiguration.baseURL ?? defaults.baseURL,
-                transport: transport.transport, stages: stages, cache: cache,
+                transport: transport.transport, stages: stages, cache: cache, outbox: persistence.mutationOutbox,
                 countLimit: configuration.memoryPressure.countLimit, defaults: defaults
             ).build()
             services.append(NamedService(name: name, service: service))

@@ -1,6 +1,7 @@
 import EntityCacheKit
 import Foundation
 import Logging
+import MutationOutboxKit
 import ResourceKit
 import TransportKit
 
@@ -14,6 +15,8 @@ struct ServiceBuilder {
     /// The stages of each rule, made.
     let stages: [[ResponseStage]]
     let cache: PersistentCache?
+    /// The persistence's outbox, for durable mutations.
+    let outbox: (any MutationOutbox)?
     let countLimit: Int
     let defaults: AssembledPipeline.Defaults
 
@@ -27,7 +30,13 @@ struct ServiceBuilder {
         let service = ResourceKit.Service(
             baseURL: baseURL, transport: carried, timeSource: defaults.timeSource,
             standardTransformers: configuration.standardStages ? .all : [], cacheCountLimit: countLimit)
-        service.maxPendingMutations = configuration.mutations.maxPending
+        let mutations = configuration.mutations
+        service.maxPendingMutations = mutations.maxPending
+        service.mutationConfiguration.outbox = outbox
+        service.mutationConfiguration.isDurable = mutations.durable
+        service.mutationConfiguration.order = mutations.orderedPerService ? .perService : .perResource
+        service.mutationConfiguration.retryBackoff = mutations.retryBackoff
+        service.mutationConfiguration.maxRetryBackoff = mutations.maxRetryBackoff
         let serviceCache = configuration.cache.enabled ? cache.map { keyed($0) } : nil
         let settings = configuration
         service.configure(description: "services.\(name)") { resource in

@@ -3,7 +3,8 @@ public import PipelineKit
 import SQLiteAdapter
 import ServiceLifecycle
 
-/// `type: sqlite` — the document store and the entity cache in SQLite files (GRDB, WAL, created 0600), closed by
+/// `type: sqlite` — the document store, the entity cache and the mutation outbox in SQLite files (GRDB, WAL, created
+/// 0600), closed by
 /// the pipeline's `ServiceGroup` when it stops. Relative paths are resolved against the configuration file's
 /// folder; `TETHER_STORE_PATH` and `TETHER_CACHE_PATH` override them.
 ///
@@ -12,6 +13,7 @@ import ServiceLifecycle
 ///   type: sqlite
 ///   store_path: tether-store.sqlite     # live queries' documents
 ///   cache_path: tether-cache.sqlite     # resources' persistent cache; null for none
+///   outbox_path: tether-outbox.sqlite   # durable mutations; null for none
 ///   busy_timeout: 5s
 ///   max_readers: 5
 ///   integrity_check_on_open: true
@@ -28,6 +30,8 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         public var storePath: String
         /// The entity cache's file; nil for no persistent cache.
         public var cachePath: String?
+        /// The mutation outbox's file; nil for no outbox.
+        public var outboxPath: String?
         /// How long a write waits for another process's lock.
         public var busyTimeout: Duration
         /// How many reads may run at once.
@@ -44,6 +48,7 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         public enum CodingKeys: String, CodingKey, CaseIterable {
             case storePath = "store_path"
             case cachePath = "cache_path"
+            case outboxPath = "outbox_path"
             case busyTimeout = "busy_timeout"
             case maxReaders = "max_readers"
             case checksIntegrityOnOpen = "integrity_check_on_open"
@@ -55,6 +60,7 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         public init() {
             storePath = "tether-store.sqlite"
             cachePath = "tether-cache.sqlite"
+            outboxPath = "tether-outbox.sqlite"
             let defaults = SQLiteConfiguration()
             busyTimeout = defaults.busyTimeout
             maxReaders = defaults.maximumReaderCount
@@ -75,6 +81,13 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
                     .cachePath, default: cachePath ?? "", where: { !$0.isEmpty },
                     "must name a file (or be null for no cache)")
             }
+            if settings.isNull(.outboxPath) {
+                outboxPath = nil
+            } else {
+                outboxPath = try settings.decode(
+                    .outboxPath, default: outboxPath ?? "", where: { !$0.isEmpty },
+                    "must name a file (or be null for no outbox)")
+            }
             busyTimeout = try settings.duration(.busyTimeout, default: busyTimeout, allowsZero: true)
             maxReaders = try settings.decode(.maxReaders, default: maxReaders, where: { $0 >= 1 }, "must be at least 1")
             checksIntegrityOnOpen = try settings.decode(.checksIntegrityOnOpen, default: checksIntegrityOnOpen)
@@ -82,6 +95,9 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
             followInterval = try settings.duration(.followInterval, default: followInterval)
             if let cachePath, cachePath == storePath {
                 try settings.invalid(.cachePath, "the cache needs a file of its own (both are '\(storePath)')")
+            }
+            if let outboxPath, outboxPath == storePath || outboxPath == cachePath {
+                try settings.invalid(.outboxPath, "the outbox needs a file of its own ('\(outboxPath)' is taken)")
             }
         }
     }
@@ -103,35 +119,49 @@ public struct SQLitePersistencePlugin: PipelinePlugin {
         configuration.logger = logger
         let storePath = context.resolve(settings.storePath)
         let cachePath = settings.cachePath.map(context.resolve)
+        let outboxPath = settings.outboxPath.map(context.resolve)
         if let cachePath, DatabaseFile.isSameFile(storePath, cachePath) {
-            throw SameFile(storePath: storePath, cachePath: cachePath)
+            throw SameFile(key: "cache_path", path: cachePath, other: "store_path", otherPath: storePath)
+        }
+        if let outboxPath {
+            for (key, other) in [("store_path", storePath), ("cache_path", cachePath)] {
+                if let other, DatabaseFile.isSameFile(outboxPath, other) {
+                    throw SameFile(key: "outbox_path", path: outboxPath, other: key, otherPath: other)
+                }
+            }
         }
         let store = try SQLiteDocumentStore(path: storePath, configuration: configuration)
         let cache: SQLiteEntityCache?
+        let outbox: SQLiteMutationOutbox?
         do {
             cache = try cachePath.map { try SQLiteEntityCache(path: $0, configuration: configuration) }
+            outbox = try outboxPath.map { try SQLiteMutationOutbox(path: $0, configuration: configuration) }
         } catch {
             try? store.close()
             throw error
         }
         let lifecycle = SQLiteFilesService(
-            store: store, following: settings.followsOtherProcesses ? settings.followInterval : nil)
+            store: store, outbox: outbox, following: settings.followsOtherProcesses ? settings.followInterval : nil)
         let summary =
             "SQLite: store \(storePath)" + (settings.followsOtherProcesses ? " (following other processes)" : "")
             + (cachePath.map { ", cache \($0)" } ?? ", no cache")
+            + (outboxPath.map { ", outbox \($0)" } ?? ", no outbox")
         return PersistenceComponent(
-            documents: store, entityCache: cache, lifecycle: lifecycle, summary: summary,
+            documents: store, entityCache: cache, mutationOutbox: outbox, lifecycle: lifecycle, summary: summary,
             shutdownBegins: { store.stopWaitingForLocks() })
     }
 }
 
-/// `store_path` and `cache_path` name one file (the same path written two ways, a symbolic or a hard link).
+/// Two of `store_path`, `cache_path` and `outbox_path` name one file (the same path written two ways, a symbolic or
+/// a hard link).
 struct SameFile: Error, CustomStringConvertible {
-    let storePath: String
-    let cachePath: String
+    let key: String
+    let path: String
+    let other: String
+    let otherPath: String
 
     var description: String {
-        "cache_path (\(cachePath)) is the same file as store_path (\(storePath)); the cache needs a file of its own"
+        "\(key) (\(path)) is the same file as \(other) (\(otherPath)); each needs a file of its own"
     }
 }
 
@@ -139,6 +169,8 @@ struct SameFile: Error, CustomStringConvertible {
 /// asked), and closes the files when it stops.
 struct SQLiteFilesService: ServiceLifecycle.Service, CustomStringConvertible {
     let store: SQLiteDocumentStore
+    /// Closed with the store: what it holds is let go of, for the next process.
+    let outbox: SQLiteMutationOutbox?
     /// How often to read the change log; nil when other processes' commits are not followed.
     let following: Duration?
 
@@ -158,6 +190,7 @@ struct SQLiteFilesService: ServiceLifecycle.Service, CustomStringConvertible {
         } else {
             try? await gracefulShutdown()
         }
+        try? outbox?.close()
         try store.close()
         if let failure { throw failure }
     }

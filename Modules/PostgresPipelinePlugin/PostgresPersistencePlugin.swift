@@ -29,6 +29,7 @@ import ServiceLifecycle
 ///   catch_up_interval: 1s                       # the listener reads the change log at least this often
 ///   log_retention: 10m                          # entries kept for a listener that has vanished
 ///   cache: true                                 # the resources' persistent cache here too (false: none)
+///   outbox: true                                # durable mutations' outbox here too (false: none)
 /// ```
 public struct PostgresPersistencePlugin: PipelinePlugin {
     /// "postgres".
@@ -72,10 +73,12 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         public var logRetention: Duration
         /// Whether the resources' persistent cache is kept in PostgreSQL too.
         public var cache: Bool
+        /// Whether durable mutations' outbox is kept in PostgreSQL too.
+        public var outbox: Bool
 
         /// The keys.
         public enum CodingKeys: String, CodingKey, CaseIterable {
-            case url, host, port, database, user, schema, cache, tls
+            case url, host, port, database, user, schema, cache, outbox, tls
             case password
             case passwordEnvironmentVariable = "password_env"
             case passwordFile = "password_file"
@@ -103,6 +106,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             catchUpInterval = defaults.catchUpInterval
             logRetention = defaults.changeLogRetention
             cache = true
+            outbox = true
         }
 
         /// Decodes the settings.
@@ -154,6 +158,7 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
             catchUpInterval = try settings.duration(.catchUpInterval, default: catchUpInterval)
             logRetention = try settings.duration(.logRetention, default: logRetention)
             cache = try settings.decode(.cache, default: cache)
+            outbox = try settings.decode(.outbox, default: outbox)
         }
     }
 
@@ -205,9 +210,12 @@ public struct PostgresPersistencePlugin: PipelinePlugin {
         configuration.logger = logger
         let store = try PostgresDocumentStore(configuration: configuration)
         let cache = settings.cache ? try PostgresEntityCache(configuration: configuration) : nil
+        let outbox = settings.outbox ? try PostgresMutationOutbox(configuration: configuration) : nil
         return PersistenceComponent(
-            documents: store, entityCache: cache, lifecycle: PostgresService(store: store, cache: cache),
-            summary: "PostgreSQL: \(configuration)" + (cache == nil ? ", no cache" : ", cache there too"))
+            documents: store, entityCache: cache, mutationOutbox: outbox,
+            lifecycle: PostgresService(store: store, cache: cache, outbox: outbox),
+            summary: "PostgreSQL: \(configuration)" + (cache == nil ? ", no cache" : ", cache there too")
+                + (outbox == nil ? ", no outbox" : ", outbox there too"))
     }
 }
 
@@ -232,11 +240,15 @@ public struct PostgresSettingsError: Error, CustomStringConvertible {
 struct PostgresService: ServiceLifecycle.Service, CustomStringConvertible {
     let store: PostgresDocumentStore
     let cache: PostgresEntityCache?
+    let outbox: PostgresMutationOutbox?
 
     var description: String { "PostgreSQL \(store.configuration)" }
 
     func run() async throws {
-        defer { cache?.close() }
+        defer {
+            cache?.close()
+            outbox?.close()
+        }
         try await store.run()
     }
 }

@@ -5,6 +5,7 @@ import Foundation
 import LiveQueryKit
 import Logging
 import MemoryPressureKit
+import MutationOutboxKit
 import PersistenceKit
 import PipelineKit
 import PipelinePlugins
@@ -50,7 +51,7 @@ struct AssemblyTests {
                 headers: { X-Client: tether-tests }
                 expiry: 45s
                 retry: { attempts: 1 }
-                mutations: { idempotency_header: X-Request-Key, max_pending: 7 }
+                mutations: { idempotency_header: X-Request-Key, max_pending: 7, durable: true, order: per-service }
                 resources:
                   - pattern: /items
                     expiry: 5s
@@ -71,6 +72,8 @@ struct AssemblyTests {
             let transport = try #require(service.transport as? InMemoryTransport)
             #expect(transport.requests.first?.headers["X-Client"] == "tether-tests")
             #expect(service.maxPendingMutations == 7)
+            #expect(service.mutationConfiguration.outbox is InMemoryMutationOutbox, "the persistence's outbox")
+            #expect(service.mutationConfiguration.isDurable && service.mutationConfiguration.order == .perService)
             #expect(items.configuration(for: .post).idempotencyKeyHeader == "X-Request-Key")
         }
     }

@@ -285,7 +285,9 @@ struct BadConfigurationTests {
         #expect(found.first?.message.contains("item 1 ('X Secret:') is not a header field name") == true)
     }
 
-    @Test("Mutations: a bad idempotency header name and a zero max_pending are refused at their lines")
+    @Test(
+        "Mutations: a bad idempotency header name, a zero max_pending, an unknown order, a backoff cap below the backoff, durable not a Boolean: each refused at its line"
+    )
     func badMutationSettings() {
         let found = issues(
             """
@@ -294,12 +296,45 @@ struct BadConfigurationTests {
                 mutations:
                   idempotency_header: "Idempotency Key"
                   max_pending: 0
+                  order: by-date
+                  durable: sometimes
+                  retry_backoff: 10s
+                  max_retry_backoff: 1s
             """)
+        let prefix = "services.demo.mutations."
         #expect(
-            found.map(\.path) == ["services.demo.mutations.idempotency_header", "services.demo.mutations.max_pending"])
-        #expect(found.map(\.line) == [4, 5])
+            found.map(\.path)
+                == ["idempotency_header", "max_pending", "order", "durable", "max_retry_backoff"].map { prefix + $0 },
+            "\(found)")
+        #expect(found.map(\.line) == [4, 5, 6, 7, 9])
         #expect(found.first?.message.contains("'Idempotency Key' is not a header field name") == true)
-        #expect(found.last?.message == "must be at least 1 (found 0)")
+        #expect(found[1].message == "must be at least 1 (found 0)")
+        #expect(found[2].message == "'by-date' is not an order: per-resource or per-service")
+        #expect(found[3].message == "expected true or false, found 'sometimes'")
+        #expect(found[4].message.contains("must be at least retry_backoff") == true)
+    }
+
+    @Test("Durable mutations with persistence that keeps no outbox: refused at assembly, at mutations.durable's line")
+    func durableWithoutOutbox() async throws {
+        try await withTemporaryDirectory { directory in
+            let configuration = try load(
+                """
+                persistence: { type: sqlite, outbox_path: null }
+                services:
+                  demo:
+                    transport: { type: in-memory }
+                    mutations:
+                      durable: true
+                """, baseDirectory: directory)
+            do {
+                _ = try AssembledPipeline.assembleQuietly(configuration)
+                Issue.record("assembled durable mutations without an outbox")
+            } catch let error as ConfigurationError {
+                #expect(error.issues.first?.path == "services.demo.mutations.durable")
+                #expect(error.issues.first?.line == 6)
+                #expect(error.issues.first?.message.contains("keeps no outbox") == true, "\(error)")
+            }
+        }
     }
 
     @Test("Invalid base URLs, each with its reason")
@@ -540,7 +575,10 @@ struct BadConfigurationTests {
                     Issue.record("assembled with cache_path \(cachePath)")
                 } catch let error as ConfigurationError {
                     #expect(error.issues.first?.kind == .assemblyFailed)
-                    #expect(error.issues.first?.message.contains("is the same file as store_path") == true, "\(error)")
+                    #expect(
+                        error.issues.first?.message.contains("cache_path (") == true
+                            && error.issues.first?.message.contains("is the same file as store_path") == true,
+                        "\(error)")
                 }
             }
             #expect(try Data(contentsOf: URL(fileURLWithPath: store)) == Data("not yet a database".utf8))

@@ -71,7 +71,7 @@ struct PluginDecodingTests {
                 base_url: https://api.example.com/v1
                 transport: { type: urlsession, connect_timeout: 3s, redirects: 0, max_response_size: 1MiB, max_connections_per_host: 2 }
                 retry: { attempts: 5, initial_backoff: 100ms, max_backoff: 2s, max_total_time: 1m, backoff_multiplier: 3, jitter: 0, statuses: [503], honors_retry_after: false, max_retry_after: 5s }
-                mutations: { idempotency_header: X-Request-Key, max_pending: 50 }
+                mutations: { idempotency_header: X-Request-Key, max_pending: 50, durable: true, order: per-service, retry_backoff: 250ms, max_retry_backoff: 30s }
                 request_timeout: 15
                 expiry: 2.5
                 retry_after: 500ms
@@ -103,7 +103,12 @@ struct PluginDecodingTests {
         #expect(api.retry.policy.jitter == 0)
         #expect(api.retry.policy.statuses == [503])
         #expect(api.retry.policy.honorsRetryAfter == false)
-        #expect(api.mutations == MutationSettings(idempotencyHeader: "X-Request-Key", maxPending: 50))
+        var mutations = MutationSettings(idempotencyHeader: "X-Request-Key", maxPending: 50)
+        mutations.durable = true
+        mutations.orderedPerService = true
+        mutations.retryBackoff = .milliseconds(250)
+        mutations.maxRetryBackoff = .seconds(30)
+        #expect(api.mutations == mutations)
         #expect(configuration.service(named: "other")?.mutations == MutationSettings(idempotencyHeader: nil))
         #expect(api.requestTimeout == .seconds(15))
         #expect(api.expiry == .milliseconds(2500))
@@ -135,6 +140,12 @@ struct PluginDecodingTests {
         #expect(
             issues("persistence: { type: sqlite, store_path: a.sqlite, cache_path: a.sqlite }").first?.message
                 == "the cache needs a file of its own (both are 'a.sqlite')")
+        let outbox = issues("persistence: { type: sqlite, cache_path: c.sqlite, outbox_path: c.sqlite }").first
+        #expect(outbox?.path == "persistence.outbox_path")
+        #expect(outbox?.message == "the outbox needs a file of its own ('c.sqlite' is taken)")
+        #expect(
+            issues("persistence: { type: sqlite, outbox_path: '' }").first?.message
+                == "must name a file (or be null for no outbox) (found )")
         #expect(
             issues("persistence: { type: sqlite, max_readers: 0 }").first?.message == "must be at least 1 (found 0)")
     }

@@ -1,5 +1,6 @@
 import DocumentStoreKit
 import EntityCacheKit
+import MutationOutboxKit
 
 /// `type: memory` — the in-memory document store and entity cache: nothing survives the process. The default
 /// when configuration has no `persistence:`.
@@ -33,6 +34,7 @@ package struct MemoryPersistencePlugin: PipelinePlugin {
     package func make(_ settings: Settings, context: AssemblyContext) throws -> PersistenceComponent {
         PersistenceComponent(
             documents: InMemoryDocumentStore(), entityCache: InMemoryEntityCache(),
+            mutationOutbox: InMemoryMutationOutbox(),
             summary: "in memory (nothing survives the process)")
     }
 }
