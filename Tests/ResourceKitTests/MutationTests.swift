@@ -362,6 +362,9 @@ struct MutationTests {
                             "order \(order), succeeding \(succeeds), after mutation \(letters[index]) ended")
                         expected.append(reckoned)
                     }
+                    // The last event may still be on its way to the observer from the thread that posted it.
+                    let final = list.text
+                    try? await eventually(within: .seconds(10)) { seen.entries.last?.content == final }
                     let shown = seen.entries.map(\.content).removingRepeats()
                     #expect(
                         shown.isSubsequence(of: expected.removingRepeats()),
