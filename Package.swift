@@ -574,6 +574,7 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             "PersistenceBenchmarks",
             [
                 "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON", "BenchmarkSupport",
+                "MutationOutboxKit", "ResourceKit", "TransportKit", "TetherClock",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

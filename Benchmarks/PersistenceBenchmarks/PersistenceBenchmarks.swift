@@ -1,5 +1,6 @@
 // PersistenceKit and SQLiteAdapter benchmarks: upserts (one per transaction, and batches of 1,000) beside raw GRDB
-// inserts of the same JSON into the same schema, get by id, cache read and write, change-feed latency.
+// inserts of the same JSON into the same schema, get by id, cache read and write, change-feed latency, and durable
+// mutations' outbox (OutboxBenchmarks.swift).
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks
 
 import Benchmark
@@ -54,6 +55,7 @@ final class NullObserver: TransactionObserver, Sendable {
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 40)
+    outboxBenchmarks()
 
     Benchmark("Upsert 1,000 documents, one transaction each (Tether)") { benchmark in
         for _ in benchmark.scaledIterations {

@@ -112,11 +112,13 @@ final class DurableMutations: Sendable {
 
     // MARK: Lanes
 
-    /// Makes `turn` the last of `lane`; returns the one it waits for.
-    func enterLane(_ lane: String, _ turn: LaneTurn) -> LaneTurn? {
+    /// A new turn, now the last of `lane`, and the turn it waits for.
+    func enterLane(_ lane: String) -> (turn: LaneTurn, previous: LaneTurn?) {
         state.withLock { state in
-            defer { state.lanes[lane] = turn }
-            return state.lanes[lane]
+            let previous = state.lanes[lane]
+            let turn = LaneTurn(waits: previous != nil)
+            state.lanes[lane] = turn
+            return (turn, previous)
         }
     }
 

@@ -13,17 +13,17 @@ import Foundation
 /// Durable mutations: written to the service's outbox before `mutate` returns, sent in order, tried again while
 /// the server cannot be reached, and resumed after a restart.
 extension Resource {
-    /// `attempt` made durable: it waits for `previous`, the turn before it in its lane, to end, then is tried until
-    /// it succeeds, fails for good (``isTransient(_:)`` says which failures are not), or is cancelled. Its own
-    /// `turn` ends when it returns.
+    /// `attempt` made durable: tried until it succeeds, fails for good (``isTransient(_:)`` says which failures are
+    /// not), or is cancelled. It runs in its `turn` (started once the turn before is over, `waited` says whether
+    /// there was one), which ends when it returns.
     func durableWork(
-        _ attempt: @escaping Request.Work, id: UInt64, turn: LaneTurn, after previous: LaneTurn?
+        _ attempt: @escaping Request.Work, id: UInt64, key: String, turn: LaneTurn, waited: Bool
     ) -> Request.Work {
         { [self] mutation in
             guard turn.begin() else { return .failure(cancellation(mutation)) }
             defer { turn.end() }
-            if let previous { await previous.over.wait() }
-            // Cancelled while it waited: its request has completed already, and nothing is sent.
+            if waited { core.tracker.phase(key, .sending) }
+            // Cancelled as it began: its request has completed already, and nothing is sent.
             if mutation.isCompleted || Task.isCancelled { return .failure(cancellation(mutation)) }
             var failures = 0
             while true {
@@ -33,8 +33,10 @@ extension Resource {
                 core.logging.network.debug(
                     "durable mutation waits to be tried again",
                     metadata: ["url": "\(urlString)", "failures": "\(failures)", "error": "\(error.message)"])
+                core.tracker.phase(key, .retrying(failures: failures))
                 await core.durable.waitToRetry(after: failures, id: id, timeSource: core.timeSource)
                 if Task.isCancelled { return outcome }
+                core.tracker.phase(key, .sending)
             }
         }
     }
@@ -73,7 +75,7 @@ extension Resource {
         }
         let invalidates = entry.invalidates.map(ConfigurationPattern.init(stored:))
         let plan = MutationPlan(
-            method: method, body: entry.body, headers: headers, apply: apply,
+            key: entry.key, method: method, body: entry.body, headers: headers, apply: apply,
             onSuccess: entry.usesResponse ? .useResponse : .reload, invalidates: invalidates)
         core.mutations.withLock { $0.pending += 1 }
         return startMutation(plan, configuration: configuration(for: method), entry: entry)

@@ -74,7 +74,7 @@ extension Resource {
             return notQueued(error.message + ": nothing was sent, and nothing shown", nil)
         }
         let plan = MutationPlan(
-            method: method, body: body, headers: headers, apply: apply, onSuccess: onSuccess,
+            key: key, method: method, body: body, headers: headers, apply: apply, onSuccess: onSuccess,
             invalidates: invalidates)
         guard durable ?? core.durable.configuration.isDurable else {
             return startMutation(plan, configuration: configuration, entry: nil)
@@ -108,6 +108,8 @@ extension Resource {
 
     /// What a mutation sends and does, however it began: made now, or resumed from the outbox.
     struct MutationPlan: Sendable {
+        /// Its idempotency key, or a key of its own when none is sent: its name in the outbox and in snapshots.
+        let key: String
         let method: HTTPMethod
         let body: Data?
         /// The call's own header fields: the idempotency key and the content type among them.
@@ -124,12 +126,17 @@ extension Resource {
     ) -> Request {
         let id = Self.mutationNumbers.add(1, ordering: .relaxed).newValue
         let (method, body, headers) = (plan.method, plan.body, plan.headers)
-        let lane = entry.map { _ in core.durable.configuration.order == .perService ? "" : urlString }
-        let turn = LaneTurn()
+        // A durable mutation takes its turn in its lane: the last of the lane, after the one before it.
+        let durable = entry.map { entry in
+            let lane = core.durable.configuration.order == .perService ? "" : urlString
+            let (turn, previous) = core.durable.enterLane(lane)
+            return (entry: entry, lane: lane, turn: turn, previous: previous)
+        }
         let mutation = Request(
             method: method, url: urlString, timeSource: core.timeSource,
             resolve: { [self] mutation, outcome in
-                settleMutation(mutation, id, outcome, plan: plan, entry: entry.map { ($0, lane ?? "", turn) })
+                settleMutation(
+                    mutation, id, outcome, plan: plan, entry: durable.map { ($0.entry, $0.lane, $0.turn) })
             },
             // Repeated, it sends the same request, key included; the resource's state is left alone.
             replay: { [self] in makeRequest(method, body: body, contentType: nil, headers: headers) },
@@ -146,9 +153,13 @@ extension Resource {
                 return await Request.follow(sent, for: mutation)
             }
         }
-        if let lane {
-            work = durableWork(work, id: id, turn: turn, after: core.durable.enterLane(lane, turn))
+        if let durable {
+            work = durableWork(work, id: id, key: plan.key, turn: durable.turn, waited: durable.previous != nil)
         }
+        core.tracker.began(
+            MutationsSnapshot.Mutation(
+                id: plan.key, method: method, url: urlString, isDurable: entry != nil, began: core.timeSource.now,
+                phase: durable?.previous == nil ? .sending : .waiting))
         let layer = plan.apply.map { OptimisticLayers.Layer(id: id, apply: $0, began: core.timeSource.now) }
         // Listed and layered in one step: a wipe takes both or neither.
         state.withLock { state in
@@ -163,7 +174,15 @@ extension Resource {
                 "optimistic update", metadata: ["url": "\(urlString)", "mutation": "\(id)"])
             deliverEvents()
         }
-        mutation.start(work)
+        if let durable, let previous = durable.previous {
+            // Started when the turn before is over: until then it holds no task.
+            mutation.prepare(work)
+            previous.whenOver { [turn = durable.turn] in
+                if turn.previousEnded() { mutation.start() }
+            }
+        } else {
+            mutation.start(work)
+        }
         return mutation
     }
 
@@ -209,16 +228,20 @@ extension Resource {
     ) -> RequestOutcome {
         let (onSuccess, invalidates) = (plan.onSuccess, plan.invalidates)
         core.endMutation()
+        var refused: OutboxEntry?
         if let (entry, lane, turn) = entry {
             let failure = outcome.error.flatMap { $0.isCancellation ? nil : $0.message }
             core.durable.settle(entry, lane: lane, turn: turn, failure: failure)
             if let failure {
+                refused = entry
+                refused?.failure = failure
                 // Kept in the failed list for the application: a warning, with the key the server saw.
                 core.logging.stateChanges.warning(
                     "durable mutation refused: rolled back, kept in the outbox's failed list",
                     metadata: ["url": "\(urlString)", "key": "\(entry.key)", "error": "\(failure)"])
             }
         }
+        core.tracker.settled(plan.key, refused: refused)
         let (now, elapsed) = (core.timeSource.now, core.timeSource.elapsed)
         let response = outcome.entity.flatMap { onSuccess == .useResponse && !$0.hasNoBody ? $0 : nil }
         var released: (Entity?, ResourceError?) = (nil, nil)

@@ -46,6 +46,8 @@ extension Service {
     public func resumeMutations() throws(PersistenceError) -> [Request] {
         guard let outbox = mutationConfiguration.outbox else { return [] }
         let entries = try outbox.takePending()
+        let failed = try outbox.failedEntries()
+        core.tracker.change { $0.failed = failed }
         var resumed: [Request] = []
         for entry in entries {
             if let request = resource(absoluteURL: entry.url).resumeMutation(entry) { resumed.append(request) }
@@ -80,5 +82,20 @@ extension Service {
         try await core.durable.onQueue { () -> Result<Void, PersistenceError> in
             Result { () throws(PersistenceError) in try outbox.removeFailedEntries() }
         }.get()
+        core.tracker.change { $0.failed = [] }
+    }
+
+    /// The service's mutations as they change: the current ``MutationsSnapshot`` at once, then the latest after each
+    /// change — pending ones made, sent, waiting to be tried again, settled; durable ones refused. A reader that
+    /// falls behind gets the newest, never a queue of them. Ends when the iterating task is cancelled.
+    ///
+    /// ```swift
+    /// for await snapshot in service.mutations {
+    ///     badge.count = snapshot.pending.count
+    ///     banner.isShown = !snapshot.failed.isEmpty
+    /// }
+    /// ```
+    public var mutations: MutationSnapshots {
+        MutationSnapshots(tracker: core.tracker)
     }
 }

@@ -42,6 +42,8 @@ final class ServiceCore: Sendable {
     let mutations = LockedValue((pending: 0, limit: 1_000))
     /// The durable mutations: the outbox, their lanes and waits, the named optimistic updates.
     let durable: DurableMutations
+    /// The mutations as snapshots, for ``Service/mutations``.
+    let tracker = MutationTracker()
 
     /// Makes a service.
     ///
