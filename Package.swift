@@ -465,7 +465,8 @@ let package = Package(
         .testTarget(
             name: "TetherInspectorTests",
             dependencies: [
-                "TetherInspector", "ResourceKit", "LiveQueryKit", "OwnershipKit", "TransportKit", "TetherClock",
+                "TetherInspector", "ResourceKit", "MutationOutboxKit", "LiveQueryKit", "OwnershipKit", "TransportKit",
+                "TetherClock",
                 "TetherJSON", "MemoryPressureKit", "TetherConcurrency", "TetherTesting", "TetherTestingTraits",
                 "URLSessionAdapter", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,8 +1,10 @@
 package import DeliveryKit
+import MutationOutboxKit
 package import OwnershipKit
 import RegistryKit
 import TetherClock
 import TetherConcurrency
+import TransportKit
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -22,6 +24,29 @@ package struct ServiceInspection: Sendable, Hashable, Codable {
     package var resources: [ResourceInspection]
     /// The memory-pressure events it responded to, and what they released.
     package var memoryPressure: MemoryPressureInspection
+    /// Its mutations: those pending in this process, and the durable ones the server refused.
+    package var mutations: MutationsInspection
+}
+
+/// A service's mutations as an inspector shows them (from the latest ``MutationsSnapshot``).
+package struct MutationsInspection: Sendable, Hashable, Codable {
+    /// One mutation.
+    package struct Mutation: Sendable, Hashable, Codable {
+        /// Its idempotency key.
+        package var key: String
+        package var method: String
+        package var url: String
+        package var isDurable: Bool
+        /// `waiting`, `sending`, `retrying after N failures`; for a refused one, why.
+        package var state: String
+        /// Seconds since it was made.
+        package var ageSeconds: Double
+    }
+
+    /// Pending in this process, in the order they were made.
+    package var pending: [Mutation]
+    /// Refused for good, kept in the outbox's failed list.
+    package var failed: [Mutation]
 }
 
 /// One resource as an inspector shows it.
@@ -91,7 +116,29 @@ extension Service {
         return ServiceInspection(
             baseURL: baseURL?.absoluteString, cacheCountLimit: cacheCountLimit,
             resources: resources.sorted { $0.url < $1.url },
-            memoryPressure: core.pressure.withLock { $0.inspection(now: now) })
+            memoryPressure: core.pressure.withLock { $0.inspection(now: now) },
+            mutations: Self.inspect(core.tracker.latest.snapshot, now: now))
+    }
+
+    static func inspect(_ snapshot: MutationsSnapshot, now: Date) -> MutationsInspection {
+        MutationsInspection(
+            pending: snapshot.pending.map { mutation in
+                let state =
+                    switch mutation.phase {
+                    case .waiting: "waiting"
+                    case .sending: "sending"
+                    case .retrying(let failures): "retrying after \(failures) failure\(failures == 1 ? "" : "s")"
+                    }
+                return .init(
+                    key: mutation.id, method: mutation.method.rawValue, url: mutation.url,
+                    isDurable: mutation.isDurable, state: state,
+                    ageSeconds: max(0, now.timeIntervalSince(mutation.began)))
+            },
+            failed: snapshot.failed.map { entry in
+                .init(
+                    key: entry.key, method: entry.method, url: entry.url, isDurable: true,
+                    state: entry.failure ?? "refused", ageSeconds: max(0, now.timeIntervalSince(entry.enqueued)))
+            })
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import LiveQueryKit
 import MemoryPressureKit
+import MutationOutboxKit
 import OwnershipKit
 import ResourceKit
 import Testing
@@ -124,6 +125,32 @@ struct InspectorAPITests {
         #expect(last.released == 1 && last.ageSeconds == 2)
         running.cancel()
         await running.value
+    }
+
+    @Test("Mutations: those pending, with their state and age, and the durable ones refused, with why")
+    func mutations() async throws {
+        let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
+        let transport = InMemoryTransport(timeSource: clock)
+        transport.route(.put, InspectorScenario.base + "/a", reply: .failure(.connectionRefused))
+        transport.route(.put, InspectorScenario.base + "/b", reply: .text("no", status: 422))
+        let service = Service(baseURL: InspectorScenario.base, transport: transport, timeSource: clock)
+        service.mutationConfiguration.outbox = InMemoryMutationOutbox()
+        let inspector = try Inspector(timeSource: clock)
+        inspector.watch(service, named: "api")
+
+        let waiting = service.resource("/a").mutate(.put, text: "a", headers: ["Idempotency-Key": "k-a"], durable: true)
+        let refused = service.resource("/b").mutate(.put, text: "b", headers: ["Idempotency-Key": "k-b"], durable: true)
+        _ = await refused.outcome
+        #expect(await clock.waitForSleepers(1), "a waits to be tried again")
+        clock.advance(by: .milliseconds(500))
+        let mutations = inspector.inspect().services[0].service.mutations
+        #expect(mutations.pending.map(\.key) == ["k-a"])
+        #expect(mutations.pending.first?.state == "retrying after 1 failure")
+        #expect(mutations.pending.first?.ageSeconds == 0.5 && mutations.pending.first?.isDurable == true)
+        #expect(mutations.failed.map(\.key) == ["k-b"])
+        #expect(mutations.failed.first?.state.contains("422") == true, "\(mutations.failed)")
+        waiting.cancel()
+        #expect(inspector.inspect().services[0].service.mutations.pending.isEmpty)
     }
 
     @Test("The page and its files are served with a policy that runs only the page's own script")

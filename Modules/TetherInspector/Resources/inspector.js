@@ -149,6 +149,25 @@ function renderResources(document_) {
     }
   }
   replaceRows("resources", rows);
+  const mutationRows = [];
+  for (const named of document_.services) {
+    const mutations = named.service.mutations;
+    for (const [mutation, refused] of mutations.pending.map((m) => [m, false])
+      .concat(mutations.failed.map((m) => [m, true]))) {
+      const row = document.createElement("tr");
+      row.dataset.key = mutation.key;
+      if (refused) row.className = "dead";
+      cell(row, named.name);
+      cell(row, mutation.method);
+      cell(row, mutation.url);
+      cell(row, mutation.isDurable ? "yes" : "no");
+      cell(row, (refused ? "refused: " : "") + mutation.state, { field: "state" });
+      cell(row, seconds(mutation.ageSeconds));
+      cell(row, mutation.key);
+      mutationRows.push(row);
+    }
+  }
+  replaceRows("mutations", mutationRows);
   document.getElementById("pressure").replaceChildren(...document_.services.map((named) => {
     const pressure = named.service.memoryPressure;
     const last = pressure.last;
