@@ -57,11 +57,14 @@ struct RestartTests {
                 var acknowledged: [String] = []
                 for run in 0..<30 {
                     let child = try ProbeProcess(["outbox-loop", outbox, base, "\(run)"], in: directory)
-                    // Killed after 1 to 13 acknowledgements and up to 12 ms more: before a send, during one, after
-                    // the server applied a change and before the outbox heard of it.
+                    // Killed after 1 to 13 acknowledgements — before a send, or during one — or, every other run,
+                    // as soon as the server has applied one more change: before the outbox heard of it.
                     let wanted = 1 + (run * 7) % 13
                     try await eventually { child.lines.count { $0.hasPrefix("ack ") } >= wanted }
-                    try await Task.sleep(for: .milliseconds(run % 5 * 3))
+                    if run % 2 == 1 {
+                        let received = Self.received(endpoints)
+                        try await eventually { Self.received(endpoints) > received }
+                    }
                     kill(child.process.processIdentifier, SIGKILL)
                     let outcome = await child.finish()
                     #expect(outcome.status == SIGKILL && outcome.killedAtDeadline == nil, "\(outcome)")
@@ -82,5 +85,10 @@ struct RestartTests {
                 )
             }
         }
+    }
+
+    /// The requests `/idempotent/a` and `/b` have received, repeats included.
+    static func received(_ endpoints: ConformanceEndpoints) -> Int {
+        (endpoints.recorder.changes(to: "a") + endpoints.recorder.changes(to: "b")).reduce(0) { $0 + $1.deliveries }
     }
 }
