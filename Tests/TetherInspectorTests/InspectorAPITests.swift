@@ -138,9 +138,12 @@ struct InspectorAPITests {
         let inspector = try Inspector(timeSource: clock)
         inspector.watch(service, named: "api")
 
-        let waiting = service.resource("/a").mutate(.put, text: "a", headers: ["Idempotency-Key": "k-a"], durable: true)
-        let refused = service.resource("/b").mutate(.put, text: "b", headers: ["Idempotency-Key": "k-b"], durable: true)
+        // The refusal first: an answer from the server would end a's wait for its retry at once.
+        let refused = service.resource("/b").mutate(
+            .put, text: "b", headers: ["Idempotency-Key": "k-b"], durable: true)
         _ = await refused.outcome
+        let waiting = service.resource("/a").mutate(
+            .put, text: "a", headers: ["Idempotency-Key": "k-a"], durable: true)
         #expect(await clock.waitForSleepers(1), "a waits to be tried again")
         clock.advance(by: .milliseconds(500))
         let mutations = inspector.inspect().services[0].service.mutations
