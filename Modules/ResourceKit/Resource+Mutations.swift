@@ -44,6 +44,8 @@ extension Resource {
         optimistic: OptimisticUpdate? = nil, onSuccess: MutationSuccess = .reload,
         invalidates: [ConfigurationPattern] = [], durable: Bool? = nil
     ) -> Request {
+        // Nothing could be sent: nothing is shown, counted or stored.
+        guard url != nil else { return failedRequest(method, invalidURLError(method: method)) }
         guard core.beginMutation() != nil else {
             let limit = core.mutations.withLock { $0.limit }
             return failedRequest(

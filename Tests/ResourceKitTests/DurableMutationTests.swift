@@ -253,6 +253,26 @@ struct DurableMutationTests {
         }
     }
 
+    @Test("A resource without a valid URL fails a mutation at once: nothing shown, sent, counted or stored")
+    func invalidURL() async throws {
+        try await withFixture { fixture throws in
+            let outbox = fixture.useOutbox()
+            let invalid = fixture.service.resource(absoluteURL: "not a url")
+            let seen = LockedValue<[ResourceEvent]>([])
+            let owner = Owner()
+            invalid.addObserver(owner: owner) { _, event in seen.withLock { $0.append(event) } }
+            for durable in [false, true] {
+                let mutation = invalid.mutate(.put, text: "x", optimistic: .named("text"), durable: durable)
+                #expect(mutation.completedOutcome?.error?.kind == .invalidURL)
+            }
+            #expect(seen.withLock { $0 } == [.observerAdded], "no optimistic update, no rollback")
+            #expect(fixture.transport.requests.isEmpty)
+            #expect(try outbox.pendingEntries().isEmpty)
+            #expect(fixture.service.pendingMutationCount == 0)
+            withExtendedLifetime(owner) {}
+        }
+    }
+
     @Test("isDurable makes every mutation durable unless it says otherwise")
     func durableByDefault() async throws {
         try await withFixture { fixture throws in
