@@ -168,9 +168,15 @@ public final class PostgresMutationOutbox: MutationOutbox, CustomStringConvertib
         try connection.run("DELETE FROM \(table) WHERE failure IS NOT NULL")
     }
 
-    /// Closes the connection, which lets go of every entry this object holds: later calls fail with `closed`.
+    /// Lets go of every entry this object holds — before it returns, so that another instance's next
+    /// ``takePending()`` takes them — and closes the connection: later calls fail with `closed`. (Were the server
+    /// unreachable, the locks go when it sees the connection end.)
     public func close() {
-        held.withLock { $0.removeAll() }
+        let released = held.withLock { held in
+            defer { held.removeAll() }
+            return held
+        }
+        if !released.isEmpty { _ = try? connection.run("SELECT pg_advisory_unlock_all()") }
         connection.close()
     }
 
