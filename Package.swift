@@ -288,7 +288,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
                 "ResourceKit", "LiveQueryKit", "EntityCacheKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON",
-                "LoopbackServer", "TetherInspector",
+                "MutationOutboxKit", "LoopbackServer", "TetherInspector",
                 .target(name: "PostgresPipelinePlugin", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -352,6 +352,7 @@ let package = Package(
                 "EntityCacheKit", "TetherClock", "ResourceKit", "TransportKit", "DeliveryKit", "OwnershipKit",
                 "TetherTesting", "TetherTestingTraits", "TetherConcurrency", "MutationOutboxKit", "PersistenceKit",
                 .product(name: "PropertyBased", package: "swift-property-based"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ResourceKitTests"
         ),

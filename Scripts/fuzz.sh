@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the live-query parser and the configuration loader with libFuzzer (-sanitize=fuzzer,address), and runs the
-# models (random sequences of operations against a brute-force reference: LiveQueryModelTests, MutationModelTests)
+# models (random sequences of operations against a brute-force reference: LiveQueryModelTests, MutationModelTests,
+# DurableMutationModelTests)
 # at length.
-#   Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|all] [runs]
+#   Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|outbox-model|all] [runs]
 # (default: all; 1000000 runs each for the fuzzers, 100000 sequences for each model, the live-query model's half on
 # each store). A failing model sequence is printed with its steps and the seed that replays it.
 # FUZZ_TIMEOUT (seconds, default 10) is how long one input may take before it counts as a hang; raise it when the
@@ -41,7 +42,14 @@ mutation_model() {
     local sequences=$1
     echo "=== MutationModelTests: $sequences sequences (release)"
     TETHER_CORE_SUITES=1 TETHER_MUTATION_SEQUENCES=$sequences swift test -c release \
-        --scratch-path .build-fuzz-model --filter MutationModelTests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]"
+        --scratch-path .build-fuzz-model --filter "ResourceKitTests.MutationModelTests" 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]"
+}
+
+outbox_model() {
+    local sequences=$1
+    echo "=== DurableMutationModelTests: $sequences sequences (release)"
+    TETHER_CORE_SUITES=1 TETHER_OUTBOX_SEQUENCES=$sequences swift test -c release \
+        --scratch-path .build-fuzz-model --filter DurableMutationModelTests 2>&1 | grep -vE "^\[[0-9]+/[0-9]+\]"
 }
 
 case "$which" in
@@ -49,14 +57,16 @@ case "$which" in
     configuration-loader) fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096 ;;
     live-query-model) model "${2:-100000}" ;;
     mutation-model) mutation_model "${2:-100000}" ;;
+    outbox-model) outbox_model "${2:-100000}" ;;
     all)
         fuzz FuzzQueryParser Fuzz/QueryParser/corpus 256
         fuzz FuzzConfigurationLoader Fuzz/ConfigurationLoader/corpus 4096
         model 100000
         mutation_model 100000
+        outbox_model 100000
         ;;
     *)
-        echo "usage: Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|all] [runs]"
+        echo "usage: Scripts/fuzz.sh [query-parser|configuration-loader|live-query-model|mutation-model|outbox-model|all] [runs]"
         exit 2
         ;;
 esac

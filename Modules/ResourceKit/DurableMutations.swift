@@ -76,18 +76,22 @@ final class DurableMutations: Sendable {
         state.withLock { $0.active.insert(key).inserted }
     }
 
-    /// After a mutation settles: its entry is removed (sent, or cancelled) or moved to the failed list (`failure`),
-    /// on the outbox queue.
-    func settle(_ entry: OutboxEntry, lane: String, turn: LaneTurn, failure: String?) {
+    /// After a mutation settles: its entry is removed (sent, or cancelled) or moved to the failed list (`failure`).
+    /// A cancelled one's entry is removed before this returns, as `mutate` wrote it: a process that ends right after
+    /// `cancel()` never sends it again. The others are recorded on the outbox queue — an entry left behind by a
+    /// process that ended first is sent again under the same key, which the server answers without applying it twice.
+    func settle(_ entry: OutboxEntry, lane: String, turn: LaneTurn, failure: String?, cancelled: Bool) {
         turn.requestCompleted()
         let outbox = state.withLock { state -> (any MutationOutbox)? in
             state.active.remove(entry.key)
-            if state.lanes[lane] === turn { state.lanes[lane] = nil }
+            // A turn cancelled while it waits is not over until the one before it is: it stays the lane's last, so
+            // that a mutation made meanwhile still waits for that one.
+            if state.lanes[lane] === turn, turn.isOver { state.lanes[lane] = nil }
             return state.configuration.outbox
         }
         guard let outbox else { return }
         let logger = logger
-        queue.async {
+        let record: @Sendable () -> Void = {
             do {
                 if let failure {
                     try outbox.markFailed(key: entry.key, reason: failure)
@@ -101,6 +105,7 @@ final class DurableMutations: Sendable {
                     metadata: ["key": "\(entry.key)", "url": "\(entry.url)", "error": "\(error)"])
             }
         }
+        if cancelled { record() } else { queue.async(execute: record) }
     }
 
     /// Runs `body` on the outbox queue, after every write asked for before, and returns its result.
@@ -115,7 +120,7 @@ final class DurableMutations: Sendable {
     /// A new turn, now the last of `lane`, and the turn it waits for.
     func enterLane(_ lane: String) -> (turn: LaneTurn, previous: LaneTurn?) {
         state.withLock { state in
-            let previous = state.lanes[lane]
+            let previous = state.lanes[lane].flatMap { $0.isOver ? nil : $0 }
             let turn = LaneTurn(waits: previous != nil)
             state.lanes[lane] = turn
             return (turn, previous)

@@ -28,6 +28,14 @@ final class LaneTurn: Sendable {
         state = LockedValue(State(phase: waits ? .waiting : .ready))
     }
 
+    /// Whether the turn is over: the next in its lane may begin.
+    var isOver: Bool {
+        state.withLock { state in
+            if case .over = state.phase { return true }
+            return false
+        }
+    }
+
     /// Calls `follower` once this turn is over: now, if it is.
     func whenOver(_ follower: @escaping @Sendable () -> Void) {
         let now = state.withLock { state -> Bool in

@@ -162,10 +162,14 @@ public final class Request: Sendable, Hashable, CustomStringConvertible {
     /// exchange is cancelled, and its response, should one still arrive, is ignored. Does nothing once completed.
     public func cancel() {
         let task = state.withLock { $0.isClaimed ? nil : $0.task }
-        let error = ResourceError(
-            .cancelled, message: "the request was cancelled", method: method, url: url, timestamp: timeSource.now)
-        complete(with: .failure(error))
+        complete(with: .failure(cancellationError))
         task?.cancel()
+    }
+
+    /// The failure a cancelled request completes with.
+    var cancellationError: ResourceError {
+        ResourceError(
+            .cancelled, message: "the request was cancelled", method: method, url: url, timestamp: timeSource.now)
     }
 
     /// Whether the request has completed (succeeded, failed or been cancelled).

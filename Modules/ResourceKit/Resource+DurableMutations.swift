@@ -20,11 +20,11 @@ extension Resource {
         _ attempt: @escaping Request.Work, id: UInt64, key: String, turn: LaneTurn, waited: Bool
     ) -> Request.Work {
         { [self] mutation in
-            guard turn.begin() else { return .failure(cancellation(mutation)) }
+            guard turn.begin() else { return .failure(mutation.cancellationError) }
             defer { turn.end() }
             if waited { core.tracker.phase(key, .sending) }
             // Cancelled as it began: its request has completed already, and nothing is sent.
-            if mutation.isCompleted || Task.isCancelled { return .failure(cancellation(mutation)) }
+            if mutation.isCompleted || Task.isCancelled { return .failure(mutation.cancellationError) }
             var failures = 0
             while true {
                 let outcome = await attempt(mutation)
@@ -39,12 +39,6 @@ extension Resource {
                 core.tracker.phase(key, .sending)
             }
         }
-    }
-
-    private func cancellation(_ mutation: Request) -> ResourceError {
-        ResourceError(
-            .cancelled, message: "the request was cancelled", method: mutation.method, url: mutation.url,
-            timestamp: core.timeSource.now)
     }
 
     /// Whether a durable mutation that failed with `error` is tried again: the server could not be reached, or

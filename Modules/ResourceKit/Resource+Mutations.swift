@@ -1,3 +1,4 @@
+import EntityCacheKit
 import Logging
 import MutationOutboxKit
 import PersistenceKit
@@ -134,11 +135,16 @@ extension Resource {
             let (turn, previous) = core.durable.enterLane(lane)
             return (entry: entry, lane: lane, turn: turn, previous: previous)
         }
+        // The raw answer, kept for the persistent cache when it becomes the resource's data.
+        let capture =
+            plan.onSuccess == .useResponse && cacheSlot != nil && configuration.requestDecorators.isEmpty
+            ? LockedValue<CachedEntity?>(nil) : nil
         let mutation = Request(
             method: method, url: urlString, timeSource: core.timeSource,
             resolve: { [self] mutation, outcome in
                 settleMutation(
-                    mutation, id, outcome, plan: plan, entry: durable.map { ($0.entry, $0.lane, $0.turn) })
+                    mutation, id, outcome, plan: plan, entry: durable.map { ($0.entry, $0.lane, $0.turn) },
+                    raw: capture?.withLock { $0.take() })
             },
             // Repeated, it sends the same request, key included; the resource's state is left alone.
             replay: { [self] in makeRequest(method, body: body, contentType: nil, headers: headers) },
@@ -147,8 +153,9 @@ extension Resource {
         var work: Request.Work
         if configuration.requestDecorators.isEmpty {
             work =
-                exchangeWork(method, body: body, contentType: nil, headers: headers, configuration: configuration)
-                ?? { [self] _ in .failure(invalidURLError(method: method)) }
+                exchangeWork(
+                    method, body: body, contentType: nil, headers: headers, configuration: configuration,
+                    capture: capture) ?? { [self] _ in .failure(invalidURLError(method: method)) }
         } else {
             work = { [self] mutation in
                 let sent = decorated(makeRequest(method, body: body, contentType: nil, headers: headers))
@@ -226,14 +233,15 @@ extension Resource {
     /// to the response or to a reload, on failure it is taken away.
     private func settleMutation(
         _ mutation: Request, _ id: UInt64, _ outcome: RequestOutcome, plan: MutationPlan,
-        entry: (entry: OutboxEntry, lane: String, turn: LaneTurn)?
+        entry: (entry: OutboxEntry, lane: String, turn: LaneTurn)?, raw: CachedEntity?
     ) -> RequestOutcome {
         let (onSuccess, invalidates) = (plan.onSuccess, plan.invalidates)
         core.endMutation()
         var refused: OutboxEntry?
         if let (entry, lane, turn) = entry {
             let failure = outcome.error.flatMap { $0.isCancellation ? nil : $0.message }
-            core.durable.settle(entry, lane: lane, turn: turn, failure: failure)
+            core.durable.settle(
+                entry, lane: lane, turn: turn, failure: failure, cancelled: outcome.error?.isCancellation == true)
             if let failure {
                 refused = entry
                 refused?.failure = failure
@@ -274,7 +282,11 @@ extension Resource {
         }
         withExtendedLifetime(released) {}  // the replaced data is released here, outside the lock
         if let event { showLayers(posting: event) }
-        if response != nil { removeCacheEntry() }
+        // The persistent cache keeps what the resource now shows beneath its layers: the answer, as a load's would be
+        // kept (or nothing, when its raw form was not captured: a decorated request's).
+        if let response {
+            if let raw { writeBack(.newData(response), raw: raw, at: now) } else { removeCacheEntry() }
+        }
         deliverEvents()
         logMutation(id, outcome, applied: response != nil)
         // The reload starts at once when there is a layer to replace or an observer to show it, and otherwise when

@@ -51,7 +51,7 @@ extension Resource {
     /// configuration's pipeline. Nil when the resource has no valid URL.
     func exchangeWork(
         _ method: HTTPMethod, body: Data?, contentType: String?, headers: HTTPHeaders,
-        configuration: ResourceConfiguration
+        configuration: ResourceConfiguration, capture: LockedValue<CachedEntity?>? = nil
     ) -> Request.Work? {
         guard
             let transportRequest = transportRequest(
@@ -63,7 +63,9 @@ extension Resource {
                 })
         else { return nil }
         let pipeline = configuration.pipeline
-        return { [self] request in await exchange(transportRequest, pipeline: pipeline, reportingTo: request) }
+        return { [self] request in
+            await exchange(transportRequest, pipeline: pipeline, capture: capture, reportingTo: request)
+        }
     }
 
     /// What goes to the transport for `method` under `configuration`: its headers, timeout and sensitive headers,

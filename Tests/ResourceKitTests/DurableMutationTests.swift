@@ -127,22 +127,33 @@ struct DurableMutationTests {
         "A mutation cancelled while it waits its turn is never sent, and the one after it still waits for the one before"
     )
     func cancelWhileWaiting() async throws {
+        for thirdAfterCancel in [false, true] {
+            try await cancelWhileWaiting(thirdMadeAfterTheCancel: thirdAfterCancel)
+        }
+    }
+
+    /// m1 in flight, m2 waiting, m2 cancelled; m3 made before the cancel or after it (when m2 is the lane's last).
+    private func cancelWhileWaiting(thirdMadeAfterTheCancel: Bool) async throws {
         try await withFixture { fixture throws in
             _ = fixture.useOutbox()
             fixture.route("/items/1", .text("ok", delay: .seconds(1)), method: .put)
             let item = fixture.service.resource("/items/1")
             let first = item.mutate(.put, text: "m1", durable: true)
             let second = item.mutate(.put, text: "m2", durable: true)
-            let third = item.mutate(.put, text: "m3", durable: true)
+            var third = thirdMadeAfterTheCancel ? nil : item.mutate(.put, text: "m3", durable: true)
             #expect(await fixture.clock.waitForSleepers(1))
             second.cancel()
+            if third == nil { third = item.mutate(.put, text: "m3", durable: true) }
+            let last = try #require(third)
+            let snapshot = await fixture.service.mutations.first { _ in true }
+            #expect(snapshot?.pending.last?.phase == .waiting, "m3 waits for m1: \(String(describing: snapshot))")
             fixture.clock.advance(by: .seconds(1))
             #expect(await first.outcome.error == nil)
             #expect(await fixture.clock.waitForSleepers(1), "m3 is sent after m1 is answered, not beside it")
             fixture.clock.advance(by: .seconds(1))
-            #expect(await third.outcome.error == nil)
+            #expect(await last.outcome.error == nil)
             let sent = fixture.transport.requests.map { String(decoding: $0.body ?? Data(), as: UTF8.self) }
-            #expect(sent == ["m1", "m3"])
+            #expect(sent == ["m1", "m3"], "made after the cancel: \(thirdMadeAfterTheCancel)")
             #expect(try await fixture.service.pendingMutations().isEmpty)
         }
     }

@@ -57,6 +57,38 @@ struct ResourceCacheTests {
         }
     }
 
+    @Test(
+        "A mutation whose answer becomes the data writes that answer to the cache; a refused one leaves the entry; one that reloads leaves it to the reload"
+    )
+    func mutationWritesBack() async throws {
+        try await TemporaryDirectory.with { directory in
+            let storage = try SQLiteEntityCache(path: directory.file("cache.sqlite"))
+            let cache = PersistentCache(storage)
+            let transport = InMemoryTransport()
+            transport.route(.get, "https://api.test/a", reply: .text("one", headers: ["ETag": "\"1\""]))
+            transport.route(.put, "https://api.test/a", reply: .text("two", headers: ["ETag": "\"2\""]))
+            transport.route(.patch, "https://api.test/a", reply: .text("no", status: 409))
+            let service = Self.service(transport, cache: cache, expiration: .seconds(30))
+            let a = service.resource("/a")
+            _ = await a.load().outcome
+
+            #expect(await a.mutate(.put, text: "two", onSuccess: .useResponse).outcome.error == nil)
+            await cache.flush()
+            let written = try #require(try storage.readEntity(forKey: "https://api.test/a"))
+            #expect(String(decoding: written.body, as: UTF8.self) == "two", "the answer, as a load's is kept")
+            #expect(written.headers.contains { $0.name == "ETag" && $0.value == "\"2\"" })
+
+            #expect(await a.mutate(.patch, text: "x", onSuccess: .useResponse).outcome.error != nil)
+            await cache.flush()
+            let kept = try #require(try storage.readEntity(forKey: "https://api.test/a"))
+            #expect(String(decoding: kept.body, as: UTF8.self) == "two", "a refusal changes nothing stored")
+
+            // A restarted app shows the answer at once.
+            let restarted = Self.service(InMemoryTransport(), cache: cache, expiration: .seconds(3600)).resource("/a")
+            #expect(try await restarted.loadIfNeeded()?.outcome.get().typedContent(as: String.self) == "two")
+        }
+    }
+
     @Test("Fresh cached data: newData(cache) and no request; stale: newData(cache), then a conditional request")
     func freshAndStale() async throws {
         try await TemporaryDirectory.with { directory in
