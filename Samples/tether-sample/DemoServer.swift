@@ -14,6 +14,7 @@ import TetherConcurrency
 /// | `GET /stores` | the store ids |
 /// | `GET /stores/{id}/items` | the store's items, with an ETag; `If-None-Match` gives 304 |
 /// | `GET /stores/{id}/items/{item}` | one item, with an ETag |
+/// | `GET`, `POST /baskets/{run}/{screen}` | a basket of lines, changed once per idempotency key (``DemoBaskets``) |
 final class DemoServer: Sendable {
     /// What the server saw.
     struct Statistics: Sendable {
@@ -28,10 +29,13 @@ final class DemoServer: Sendable {
 
     private let server: LoopbackServer
     private let counters: LockedValue<Statistics>
+    /// The writable part, and the switch that takes the whole API down.
+    let baskets: DemoBaskets
 
-    private init(server: LoopbackServer, counters: LockedValue<Statistics>) {
+    private init(server: LoopbackServer, counters: LockedValue<Statistics>, baskets: DemoBaskets) {
         self.server = server
         self.counters = counters
+        self.baskets = baskets
     }
 
     /// `http://127.0.0.1:{port}`.
@@ -47,14 +51,15 @@ final class DemoServer: Sendable {
     /// Starts the server; returns once it accepts connections.
     static func start(settings: ServerSettings) async throws -> DemoServer {
         let counters = LockedValue(Statistics())
+        let baskets = DemoBaskets()
         do {
             let server = try await LoopbackServer.start(
                 serverName: "tether-demo",
                 logger: Logger(label: "tether.sample.server", factory: { _ in SwiftLogNoOpLogHandler() })
             ) { request in
-                try await respond(to: request, settings: settings, counters: counters)
+                try await respond(to: request, settings: settings, counters: counters, baskets: baskets)
             }
-            return DemoServer(server: server, counters: counters)
+            return DemoServer(server: server, counters: counters, baskets: baskets)
         } catch {
             throw SampleError(error.description)
         }
@@ -62,12 +67,14 @@ final class DemoServer: Sendable {
 
     /// Stops the server and waits until its socket is closed.
     func stop() async {
+        baskets.releaseHeldAnswers()
         await server.stop()
     }
 
     private static func respond(
-        to request: Request, settings: ServerSettings, counters: LockedValue<Statistics>
+        to request: Request, settings: ServerSettings, counters: LockedValue<Statistics>, baskets: DemoBaskets
     ) async throws -> Response {
+        if let down = baskets.downAnswer() { return down }
         let path = request.uri.path
         let count = counters.withLock { statistics -> Int in
             statistics.requests += 1
@@ -84,6 +91,7 @@ final class DemoServer: Sendable {
             counters.withLock { $0.slow += 1 }
             try await Task.sleep(for: settings.slowDelay)
         }
+        if let answer = try await baskets.respond(to: request) { return answer }
         guard request.method == .get, let body = body(for: path) else {
             return Response(
                 status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no such resource: \(path)")))

@@ -22,12 +22,14 @@ struct LineChart {
     var yTick: (Double) -> String
     /// Formats an x tick ("2 s").
     var xTick: (Double) -> String
+    /// Moments to mark with a dashed vertical line and a label (`class="marker"`).
+    var markers: [(x: Double, label: String)] = []
 
     static let width = 900.0, height = 300.0
     static let left = 78.0, right = 16.0, top = 16.0, bottom = 52.0
 
     func svg() -> String {
-        let allX = series.flatMap { $0.points.map(\.0) }
+        let allX = series.flatMap { $0.points.map(\.0) } + markers.map(\.x)
         let allY = series.flatMap { $0.points.map(\.1) }
         let xAxis = Self.roundTicks(upTo: allX.max() ?? 1)
         let yAxis = Self.roundTicks(upTo: allY.max() ?? 1)
@@ -71,6 +73,27 @@ struct LineChart {
                 format:
                     ##"<text class="axis-title" transform="translate(16 %.0f) rotate(-90)" font-size="12" text-anchor="middle" fill="#333">%@</text>"##,
                 Self.top + plotHeight / 2, Self.escape(yTitle)))
+        // Moments closer than 60 points share one line and one label ("killed, restarted").
+        var groups: [(x: Double, label: String)] = []
+        for marker in markers.sorted(by: { $0.x < $1.x }) {
+            if let last = groups.last, x(marker.x) - x(last.x) < 60 {
+                groups[groups.count - 1].label += ", " + marker.label
+            } else {
+                groups.append(marker)
+            }
+        }
+        for (index, marker) in groups.enumerated() {
+            parts.append(
+                String(
+                    format:
+                        ##"<line class="marker" x1="%.1f" x2="%.1f" y1="%.0f" y2="%.0f" stroke="#999" stroke-dasharray="4 3"/>"##,
+                    x(marker.x), x(marker.x), Self.top, Self.height - Self.bottom))
+            // Along the bottom, clear of the legend, in two alternating rows.
+            parts.append(
+                String(
+                    format: ##"<text x="%.1f" y="%.0f" font-size="10" fill="#555">%@</text>"##, x(marker.x) + 3,
+                    Self.height - Self.bottom - 6 - Double(index % 2) * 12, Self.escape(marker.label)))
+        }
         let ordered = series.filter { !$0.emphasised } + series.filter(\.emphasised)
         for line in ordered {
             let points = line.points.map { String(format: "%.1f,%.1f", x($0.0), y($0.1)) }.joined(separator: " ")

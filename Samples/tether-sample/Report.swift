@@ -9,6 +9,7 @@ struct Report {
     let persistence: PersistenceScenario.Result
     let ownership: OwnershipScenario.Result
     let backPressure: BackPressureScenario.Outcome
+    let mutations: MutationsScenario.Result
     let failures: [String]
     let generated: Date
 
@@ -47,6 +48,9 @@ struct Report {
 
         <h2>Persistence</h2>
         \(persistenceTable())
+
+        <h2>Mutations: offline, killed, resumed</h2>
+        \(mutationsSection())
         </body>
         </html>
         """
@@ -190,6 +194,40 @@ struct Report {
         <tr><td>Documents kept from the last run</td><td>\(persistence.storedDocuments)</td></tr>
         </table>
         """
+    }
+
+    /// The outbox over time, through two kills, against the changes the server applied.
+    private func mutationsSection() -> String {
+        if let reason = mutations.skipped { return "<p>Not run: \(escape(reason)).</p>" }
+        let chart = LineChart(
+            identifier: "outbox", label: "The outbox over time, through two kills",
+            xTitle: "seconds since the API went down", yTitle: "mutations",
+            series: [
+                .init(name: "applied by the server", color: "#2e7d32", points: mutations.applied),
+                .init(name: "in the outbox", color: Self.policyColor, points: mutations.outbox, emphasised: true),
+            ],
+            yTick: { LineChart.format($0) }, xTick: { "\(LineChart.format($0)) s" },
+            markers: mutations.events.map { ($0.seconds, $0.label) })
+        let sentence = String(
+            format:
+                "%d screens made %d changes with the API down: each shown at once and written to the outbox before mutate returned. The process was killed with SIGKILL, restarted (the screens showed the pending changes again), killed again once the API was back while the server held the answers of changes it had applied, and restarted. The outbox drained %.1f s after the API came back; the server saw %d changes again under keys it had applied, answered them as before and applied none twice.",
+            mutations.screens, mutations.changes, mutations.drainSeconds ?? 0, mutations.replayed)
+        let events = mutations.events.map { String(format: "%.2f s %@", $0.seconds, $0.label) }
+        return """
+            <figure>
+            \(chart.svg())
+            <figcaption>\(escape(sentence))</figcaption>
+            </figure>
+            <table>
+            <tr><th>Measure</th><th>Value</th></tr>
+            <tr><td>Screens, changes</td><td>\(mutations.screens), \(mutations.changes)</td></tr>
+            <tr><td>Events</td><td>\(escape(events.joined(separator: " → ")))</td></tr>
+            <tr><td>Requests refused while the API was down</td><td>\(mutations.refusedWhileDown)</td></tr>
+            <tr><td>Changes sent again, applied once</td><td>\(mutations.replayed)</td></tr>
+            <tr><td>Drained after the API came back</td><td>\(mutations.drainSeconds.map { String(format: "%.1f s", $0) } ?? "–")</td></tr>
+            <tr><td>Left by an earlier run, sent first</td><td>\(mutations.leftovers)</td></tr>
+            </table>
+            """
     }
 
     private func escape(_ text: String) -> String {

@@ -91,16 +91,24 @@ struct SampleApplication: ServiceLifecycle.Service {
         let backPressure = try await BackPressureScenario(pipeline: pipeline, settings: settings, console: console)
             .run()
 
+        console.section("5. Mutations: offline, killed, resumed")
+        let mutations = try await MutationsScenario(
+            pipeline: pipeline, service: service, settings: settings, server: server, console: console,
+            configurationFile: configurationFile
+        ).run()
+
         let report = Report(
             configurationFile: configurationFile, baseURL: baseURL, persistence: persistence, ownership: ownership,
-            backPressure: backPressure, failures: console.failures, generated: Date())
+            backPressure: backPressure, mutations: mutations, failures: console.failures, generated: Date())
         do {
             try report.write(to: reportPath)
         } catch {
             console.check(false, "the report was written to \(reportPath) (\(error))")
         }
-        Summary(persistence: persistence, ownership: ownership, backPressure: backPressure, server: server).print(
-            to: console)
+        Summary(
+            persistence: persistence, ownership: ownership, backPressure: backPressure, mutations: mutations,
+            server: server
+        ).print(to: console)
         console.always(
             String(
                 format: "Report: %@ · %@ · %.1f s", reportPath,
@@ -114,6 +122,7 @@ struct Summary {
     let persistence: PersistenceScenario.Result
     let ownership: OwnershipScenario.Result
     let backPressure: BackPressureScenario.Outcome
+    let mutations: MutationsScenario.Result
     let server: DemoServer?
 
     func print(to console: Console) {
@@ -145,6 +154,13 @@ struct Summary {
                         persistence.networkAnswer)
                     : "first run, list fetched (\(persistence.networkAnswer)) and cached; run again to see it restored")
         )
+        console.always(
+            "Mutations: "
+                + (mutations.skipped.map { "not run (\($0))" }
+                    ?? String(
+                        format:
+                            "%d changes made offline, through two kills; drained %.1f s after the API came back, each applied once (%d sent again, recognised by key)",
+                        mutations.changes, mutations.drainSeconds ?? 0, mutations.replayed)))
         if let statistics = server?.statistics {
             console.always(
                 "Demo server: \(statistics.requests) requests, \(statistics.notModified) answered 304, \(statistics.failed) answered 503 (retried), \(statistics.slow) slow"

@@ -24,6 +24,10 @@ struct SampleSettings: Decodable, Sendable {
     var consumerSlowdown = 3.0
     /// Back pressure: how often memory is sampled.
     var sampleInterval = Duration.milliseconds(20)
+    /// Mutations: how many screens change a basket while the API is down.
+    var mutationScreens = 4
+    /// Mutations: how many changes each of them makes.
+    var mutationsPerScreen = 6
     /// The embedded server's misbehaviour.
     var server = ServerSettings()
 
@@ -37,6 +41,8 @@ struct SampleSettings: Decodable, Sendable {
         case arrivals
         case consumerSlowdown = "consumer_slowdown"
         case sampleInterval = "sample_interval"
+        case mutationScreens = "mutation_screens"
+        case mutationsPerScreen = "mutations_per_screen"
         case server
     }
 
@@ -63,6 +69,11 @@ struct SampleSettings: Decodable, Sendable {
             .consumerSlowdown, default: consumerSlowdown, where: { $0 > 0 && $0 <= 100 },
             "must be more than 0 and at most 100")
         sampleInterval = try settings.duration(.sampleInterval, default: sampleInterval)
+        mutationScreens = try settings.decode(
+            .mutationScreens, default: mutationScreens, where: { (1...100).contains($0) }, "must be between 1 and 100")
+        mutationsPerScreen = try settings.decode(
+            .mutationsPerScreen, default: mutationsPerScreen, where: { (2...1_000).contains($0) },
+            "must be between 2 and 1000")
         server = try settings.decode(.server, default: server)
     }
 }

@@ -17,11 +17,12 @@ import PostgresPipelinePlugin
 struct TetherSample: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "tether-sample",
-        abstract: "Tether at work: ownership and eviction, back pressure, and a cache that survives restarts.",
+        abstract:
+            "Tether at work: ownership and eviction, back pressure, a cache that survives restarts, and mutations that survive a kill.",
         discussion: """
             Reads the configuration (transport, persistence, memory pressure, delivery, live queries and the \
             scenario sizes), starts the embedded demo API on 127.0.0.1 unless the configuration names another base \
-            URL, runs three scenarios, prints a summary and writes an HTML report with memory charts. Run it twice: \
+            URL, runs four scenarios, prints a summary and writes an HTML report with memory charts. Run it twice: \
             the second run shows the cached data at once, then a 304 revalidation. Exits 1 if a promise the sample \
             checks is broken, 2 if the configuration is wrong.
             """)
@@ -57,6 +58,17 @@ struct TetherSample: AsyncParsableCommand {
     @Option(
         name: .long, help: ArgumentHelp("The inspector's port (0: a free one).", valueName: "port"))
     var inspectPort = 0
+
+    /// The mutations scenario's other process: which part it plays (``OutboxChild``).
+    @Option(name: .long, help: ArgumentHelp(visibility: .private))
+    var outboxPhase: OutboxChild.Phase?
+
+    /// With `--outbox-phase`: the scenario's run, and the demo API's base URL.
+    @Option(name: .long, help: ArgumentHelp(visibility: .private))
+    var outboxRun = ""
+
+    @Option(name: .long, help: ArgumentHelp(visibility: .private))
+    var outboxServer: String?
 
     func validate() throws {
         if let soak, soak < 1 { throw ValidationError("--soak takes a number of seconds, at least 1 (got \(soak))") }
@@ -119,6 +131,10 @@ struct TetherSample: AsyncParsableCommand {
             throw ExitCode(2)
         }
 
+        if let outboxPhase {
+            return try await runOutboxChild(
+                outboxPhase, configuration: configuration, settings: settings, interrupts: interrupts)
+        }
         console.always("Tether sample — configuration \(config)")
         console.section("1. The embedded demo API")
         var server: DemoServer?
@@ -157,6 +173,29 @@ struct TetherSample: AsyncParsableCommand {
         if let signal = interrupts.received { throw ExitCode(128 + signal.rawValue) }
         if application.interrupted.withLock({ $0 }) { throw ExitCode(130) }
         if !console.failures.isEmpty { throw ExitCode(1) }
+    }
+
+    /// Plays `phase` of the mutations scenario for the sample that started this process.
+    private func runOutboxChild(
+        _ phase: OutboxChild.Phase, configuration: PipelineConfiguration, settings: SampleSettings,
+        interrupts: InterruptGuard
+    ) async throws {
+        let pipeline: AssembledPipeline
+        do {
+            pipeline = try AssembledPipeline.assemble(configuration, defaults: .init(baseURL: outboxServer))
+        } catch {
+            FileHandle.standardError.write(Data("error: the pipeline could not be assembled:\n\(error)\n".utf8))
+            throw ExitCode(2)
+        }
+        let child = OutboxChild(pipeline: pipeline, settings: settings, phase: phase, run: outboxRun)
+        let group = pipeline.serviceGroup(running: child, logger: Logger(label: "tether.sample.outbox"))
+        await interrupts.hand(to: group)
+        do {
+            try await group.run()
+        } catch {
+            FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 
     /// An inspector on 127.0.0.1 watching every service of the pipeline by its name in the configuration, and the

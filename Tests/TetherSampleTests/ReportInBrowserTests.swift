@@ -47,7 +47,7 @@ struct ReportInBrowserTests {
             let charts = Self.charts(in: page.dom)
             #expect(
                 charts.keys.sorted() == [
-                    "resident", "results-deliver-on-queue", "results-immediate", "results-next-signal",
+                    "outbox", "resident", "results-deliver-on-queue", "results-immediate", "results-next-signal",
                 ])
             for policy in ["next-signal", "deliver-on-queue", "immediate"] {
                 let series = charts["results-\(policy)"] ?? [:]
@@ -57,10 +57,16 @@ struct ReportInBrowserTests {
             let resident = charts["resident"] ?? [:]
             #expect(
                 resident.keys.sorted() == ["deliver-on-queue", "immediate", "naive", "next-signal", "writer alone"])
+            let outbox = charts["outbox"] ?? [:]
+            #expect(outbox.keys.sorted() == ["applied by the server", "in the outbox"])
+            for (name, points) in outbox { #expect(points >= 10, "outbox: \(name) has \(points) points") }
             #expect(
-                page.dom.components(separatedBy: "class=\"axis-title\"").count - 1 == 2 * 4, "two axis titles per chart"
+                page.dom.components(separatedBy: "class=\"marker\"").count - 1 >= 3,
+                "the outbox chart marks the API going down, the kills and the restarts, and the drain")
+            #expect(
+                page.dom.components(separatedBy: "class=\"axis-title\"").count - 1 == 2 * 5, "two axis titles per chart"
             )
-            #expect(page.dom.components(separatedBy: "<figcaption").count - 1 == 4, "a sentence under each chart")
+            #expect(page.dom.components(separatedBy: "<figcaption").count - 1 == 5, "a sentence under each chart")
         }
     }
 

@@ -28,6 +28,8 @@ struct SampleRunTests {
           documents: 30
           arrivals: 60
           sample_interval: 10ms
+          mutation_screens: 2
+          mutations_per_screen: 4
           server: { slow_every: 5, slow_delay: 20ms, fail_every: 4 }
         """
 
@@ -54,7 +56,18 @@ struct SampleRunTests {
                     report.components(separatedBy: "data-chart=\"results-\(policy)\"").count == 2,
                     "one chart for \(policy)")
             }
-            #expect(report.components(separatedBy: "<svg").count == 5, "four charts, no other images")
+            #expect(report.components(separatedBy: "<svg").count == 6, "five charts, no other images")
+            #expect(report.contains("data-chart=\"outbox\""), "the outbox over time")
+            for promise in [
+                "every screen showed its changes at once, with the API down",
+                "restarted with the API still down, every screen showed its pending changes again",
+                "the server applied changes whose answers never reached the process",
+                "the outbox drained: nothing pending, nothing refused",
+                "the server applied every change exactly once, in the order made on each screen (8 changes)",
+                "every screen ended on the server's state",
+            ] {
+                #expect(first.output.contains("✔ " + promise), "\(promise): \(first.output)")
+            }
             #expect(first.output.contains("✔ the naive pattern piled up"), "the contrast is checked: \(first.output)")
             #expect(!report.contains("http://") || !report.contains("src=\"http"), "no external assets")
             #expect(!report.contains("<script src") && !report.contains("<link"))
