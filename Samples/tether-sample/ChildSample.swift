@@ -66,11 +66,4 @@ final class ChildSample {
         if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 
-    private func waitUntil(timeout: Duration, _ condition: () -> Bool) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        while !condition(), clock.now < deadline {
-            try await clock.sleep(for: .milliseconds(10))
-        }
-    }
 }

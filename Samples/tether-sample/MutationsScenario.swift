@@ -128,8 +128,11 @@ struct MutationsScenario {
         console.check(
             shown(by: offline) == expected,
             "every screen showed its changes at once, with the API down (optimistic layers)")
-        // Mid-outbox: the process is retrying its changes when it is killed.
-        try await Task.sleep(for: .milliseconds(400))
+        // Mid-outbox: killed once the outbox has tried its changes again, and been refused, since they were made.
+        let refusedWhenReady = baskets.statistics.refusedWhileDown
+        try await waitUntil(timeout: .seconds(30)) {
+            baskets.statistics.refusedWhileDown > refusedWhenReady || !offline.isRunning
+        }
         offline.kill()
         _ = try await offline.waitForExit(timeout: .seconds(10))
         timeline.mark("killed")
@@ -152,11 +155,7 @@ struct MutationsScenario {
         baskets.isDown = false
         timeline.mark("API back")
         let cameBack = ContinuousClock.now
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(60)
-        while baskets.statistics.held == 0, resumed.isRunning, clock.now < deadline {
-            try await clock.sleep(for: .milliseconds(5))
-        }
+        try await waitUntil(timeout: .seconds(60)) { baskets.statistics.held > 0 || !resumed.isRunning }
         resumed.kill()
         _ = try await resumed.waitForExit(timeout: .seconds(10))
         baskets.releaseHeldAnswers()

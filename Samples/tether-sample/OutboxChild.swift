@@ -78,11 +78,7 @@ struct OutboxChild: ServiceLifecycle.Service {
 
     /// Waits, briefly, for the screens to show what the persistent cache holds: the API is down.
     private func showCached(_ baskets: [Resource]) async throws {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(2)
-        while baskets.contains(where: { $0.latestData == nil }), clock.now < deadline {
-            try await clock.sleep(for: .milliseconds(10))
-        }
+        try await waitUntil(timeout: .seconds(2)) { baskets.allSatisfy { $0.latestData != nil } }
     }
 
     /// Makes every screen's changes, each durable and shown at once, and says so as soon as `mutate` returns.
