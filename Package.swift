@@ -460,6 +460,7 @@ let package = Package(
                 "TetherConcurrency", "TetherTestingTraits", "tether-postgres-probe",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/PostgresAdapterTests"
         ),

@@ -18,7 +18,18 @@ extension PostgresDocumentStore {
         var failure: (any Error)?
         do {
             try await withThrowingDiscardingTaskGroup { group in
-                group.addTask { await self.client.run() }
+                // The pool stays up through graceful shutdown — draining the writes in flight and unregistering the
+                // listener need it — and stops when this group is cancelled. PostgresClient.run() stops at the first
+                // sign of graceful shutdown; run outside the group's task-locals, it sees none.
+                group.addTask {
+                    let client = self.client
+                    let pool = Task.detached { await client.run() }
+                    await withTaskCancellationHandler {
+                        await pool.value
+                    } onCancel: {
+                        pool.cancel()
+                    }
+                }
                 let (schema, indexes, lifecycle) = (schema, indexes, lifecycle)
                 // On a connection of its own, not the pool's: the pool's run() may not have begun yet.
                 lifecycle.starting(.connecting)

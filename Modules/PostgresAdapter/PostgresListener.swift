@@ -29,9 +29,12 @@ struct PostgresListener: Sendable {
                 store.counters.count(\.listenerConnections)
                 do {
                     try await connection.listen(on: store.schema.channel) { notifications in
+                        // Back only once the log can be read too: a listening connection beside a pool that
+                        // cannot serve is still a failure, retried with growing delays.
+                        try await catchUp()
                         if failures > 0 {
                             logger.notice(
-                                "listener reconnected; catching up from the change log",
+                                "listener reconnected; caught up from the change log",
                                 metadata: ["store": "\(configuration)", "failures": "\(failures)"])
                         }
                         (delay, failures) = (configuration.reconnectDelay, 0)
@@ -58,7 +61,7 @@ struct PostgresListener: Sendable {
         }
     }
 
-    /// Catches up at once, then on every notification and every `catchUpInterval`, until the notifications end
+    /// Catches up on every notification and every `catchUpInterval`, until the notifications end
     /// (the connection is gone: it throws, and ``run()`` reconnects) or the task is cancelled.
     private func follow(_ notifications: PostgresNotificationSequence) async throws {
         let (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -81,7 +84,6 @@ struct PostgresListener: Sendable {
             group.addTask {
                 let clock = ContinuousClock()
                 var registered: ContinuousClock.Instant?
-                try await catchUp()
                 for await _ in wakes {
                     try await catchUp()
                     if registered.map({ clock.now - $0 >= .seconds(1) }) ?? true {
