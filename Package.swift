@@ -437,7 +437,7 @@ let package = Package(
             dependencies: [
                 "SQLiteAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON", "TetherTesting",
                 "TetherConcurrency", "ResourceKit", "TetherTestingTraits", "TransportKit", "TransportConformance",
-                "MutationOutboxKit", "tether-persistence-probe",
+                "MutationOutboxKit", "TetherClock", "tether-persistence-probe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],

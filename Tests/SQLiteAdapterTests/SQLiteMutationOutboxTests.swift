@@ -5,6 +5,7 @@ import PersistenceKit
 import ResourceKit
 import SQLiteAdapter
 import Testing
+import TetherClock
 import TetherConcurrency
 import TetherTesting
 import TetherTestingTraits
@@ -40,15 +41,21 @@ struct SQLiteMutationOutboxTests {
             #expect(try SQLiteMutationOutbox(path: path).takePending().isEmpty)
             try firstOutbox.close()
 
-            // The second process, on the same file: the server is back.
-            let online = InMemoryTransport()
+            // The second process, on the same file: the server is back, and answers each change after a second of
+            // its clock, so that nothing is answered before the layers are looked at.
+            let clock = ManualTimeSource(now: Date(timeIntervalSince1970: 1000))
+            let online = InMemoryTransport(timeSource: clock)
             online.route(.get, "https://api.test/items", reply: .text("a"))
-            online.route(.post, "https://api.test/items", reply: .text("created"))
+            online.route(.post, "https://api.test/items", reply: .text("created", delay: .seconds(1)))
             let second = Self.service(online, outbox: try SQLiteMutationOutbox(path: path))
             let items = second.resource("/items")
             let resumed = try second.resumeMutations()
             #expect(items.text == ",b,c", "the layers are shown before anything is sent")
-            for request in resumed { #expect(await request.outcome.error == nil) }
+            for request in resumed {
+                #expect(await clock.waitForSleepers(1), "sent one at a time")
+                clock.advance(by: .seconds(1))
+                #expect(await request.outcome.error == nil)
+            }
             let sent = online.requests.filter { $0.method == .post }
             #expect(sent.map { $0.headers["Idempotency-Key"] } == keys, "each once, in order, under its key")
             #expect(sent.map { String(decoding: $0.body ?? Data(), as: UTF8.self) } == ["b", "c"])
