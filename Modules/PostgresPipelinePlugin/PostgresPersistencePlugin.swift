@@ -245,10 +245,26 @@ struct PostgresService: ServiceLifecycle.Service, CustomStringConvertible {
     var description: String { "PostgreSQL \(store.configuration)" }
 
     func run() async throws {
-        defer {
-            cache?.close()
-            outbox?.close()
+        do {
+            try await store.run()
+        } catch {
+            await closeConnections()
+            throw error
         }
-        try await store.run()
+        await closeConnections()
+    }
+
+    /// Closes the cache's and the outbox's connections on a thread of their own: the outbox lets go of its entries
+    /// with a statement it waits for, which no thread of Swift concurrency's may do.
+    private func closeConnections() async {
+        let (cache, outbox) = (cache, outbox)
+        guard cache != nil || outbox != nil else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                cache?.close()
+                outbox?.close()
+                continuation.resume()
+            }
+        }
     }
 }
