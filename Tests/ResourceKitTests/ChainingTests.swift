@@ -53,7 +53,7 @@ final class TokenRefresher: Sendable {
     }
 }
 
-@Suite("Requests: chaining, decoration, repeat, load(using:)", .leakChecked)
+@Suite("Requests: chaining, decoration, repeat, load(using:)", .leakChecked, .timeLimit(minutes: 2))
 struct ChainingTests {
     /// Answers /items/N with 200 for the new token and 401 for any other; /token with "new" after a second.
     func serveWithTokens(_ fixture: Fixture) {
