@@ -76,7 +76,9 @@ struct ChainingTests {
 
             // Every load got its 401 and asked for the refresh, which waits on the clock.
             try await eventually { refresher.asks.withLock { $0 } == 10 }
-            #expect(await fixture.clock.waitForSleepers(1))
+            // Waited for by a deadline, not a number of yields: advanced before the refresh sleeps, the clock would
+            // never wake it (under ThreadSanitizer on a loaded machine, 100,000 yields were once not enough).
+            try await eventually { fixture.clock.sleeperCount >= 1 }
             #expect(loads.allSatisfy { !$0.isCompleted })
             fixture.clock.advance(by: .seconds(1))
 
