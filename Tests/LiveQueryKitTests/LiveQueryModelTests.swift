@@ -34,14 +34,9 @@ struct LiveQueryModelTests {
         ) { seeds, configuration in
             let steps = seeds.map(LiveQueryStep.init)
             do {
-                let problems = try await LiveQueryModelRun(kind: kind, configuration: configuration).run(steps)
-                if !problems.isEmpty {
-                    let report =
-                        "\(problems.joined(separator: "\n"))\nconfiguration \(configuration), steps:\n  "
-                        + steps.map(\.description).joined(separator: "\n  ")
-                    print("live-query model: \(kind): \(report)")
-                    Issue.record(Comment(rawValue: report))
-                }
+                recordModelProblems(
+                    try await LiveQueryModelRun(kind: kind, configuration: configuration).run(steps),
+                    model: "live-query model: \(kind)", steps: steps, context: "configuration \(configuration)")
             } catch {
                 Issue.record("\(error)\nsteps: \(steps)")
             }

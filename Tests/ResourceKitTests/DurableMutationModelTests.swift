@@ -34,15 +34,7 @@ struct DurableMutationModelTests {
         await propertyCheck(count: Self.sequences.value(), input: Gen.int(in: 0...999_999).array(of: 2...40)) {
             seeds in
             let steps = seeds.map(OutboxStep.init)
-            let run = OutboxModelRun()
-            let problems = await run.run(steps)
-            if !problems.isEmpty {
-                let report =
-                    "\(problems.joined(separator: "\n"))\nsteps:\n  "
-                    + steps.map(\.description).joined(separator: "\n  ")
-                print("outbox model: \(report)")
-                Issue.record(Comment(rawValue: report))
-            }
+            recordModelProblems(await OutboxModelRun().run(steps), model: "outbox model", steps: steps)
         }
     }
 }

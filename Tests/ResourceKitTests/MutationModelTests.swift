@@ -28,14 +28,9 @@ struct MutationModelTests {
             await withFixture { fixture in
                 let run = MutationModelRun(fixture)
                 let problems = await run.run(steps)
-                if !problems.isEmpty {
-                    let report =
-                        "\(problems.joined(separator: "\n"))\nsteps:\n  "
-                        + steps.map(\.description).joined(separator: "\n  ") + "\ntrace:\n  "
-                        + run.trace.joined(separator: "\n  ")
-                    print("mutation model: \(report)")
-                    Issue.record(Comment(rawValue: report))
-                }
+                recordModelProblems(
+                    problems, model: "mutation model", steps: steps,
+                    context: "trace:\n  " + run.trace.joined(separator: "\n  "))
             }
         }
     }
