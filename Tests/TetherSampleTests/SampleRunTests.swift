@@ -105,7 +105,8 @@ struct SampleRunTests {
         try await SampleProcess.withDirectory { directory in
             let broken = Self.shortConfiguration
                 .replacingOccurrences(of: "type: async-http-client", with: "type: curl")
-                .replacingOccurrences(of: "screens: 4", with: "screens: -1")
+                .replacingOccurrences(of: "  screens: 4", with: "  screens: -1")
+                .replacingOccurrences(of: "mutation_screens: 2", with: "mutation_screens: 0")
             try broken.write(to: directory.appendingPathComponent("broken.yaml"), atomically: true, encoding: .utf8)
             let result = try await SampleProcess.run(["--config", "broken.yaml"], in: directory)
             #expect(result.status == 2)
@@ -114,6 +115,9 @@ struct SampleRunTests {
                     "broken.yaml:3:24: services.demo.transport.type: unknown transport type 'curl'; known types: async-http-client, in-memory, urlsession"
                 ), "\(result.errors)")
             #expect(result.errors.contains("broken.yaml:15:12: sample.screens: must be at least 2"), "\(result.errors)")
+            #expect(
+                result.errors.contains("broken.yaml:20:21: sample.mutation_screens: must be between 1 and 100"),
+                "\(result.errors)")
             for trace in ["Stack trace", "Fatal error", "Current stack trace", "0x0000"] {
                 #expect(!result.errors.contains(trace))
             }
