@@ -37,14 +37,6 @@ public import UnixSignals
 ///    try await pipeline.serviceGroup(running: app, logger: logger).run()
 ///    ```
 public final class AssembledPipeline: Sendable {
-    /// A configured service and the name the configuration gives it.
-    public struct NamedService: Sendable {
-        /// The name under `services:`.
-        public let name: String
-        /// The service.
-        public let service: ResourceKit.Service
-    }
-
     /// Memory-pressure events so far (from the source or simulated), and how many resources they let go.
     package struct MemoryPressureStatistics: Sendable, Hashable {
         /// Events handled.
@@ -54,9 +46,9 @@ public final class AssembledPipeline: Sendable {
     }
 
     /// The configuration it was assembled from.
-    public let configuration: PipelineConfiguration
-    /// The services, in configuration order.
-    public let services: [NamedService]
+    package let configuration: PipelineConfiguration
+    /// The services, in configuration order, each with the name it has under `services:`.
+    public let services: [(name: String, service: ResourceKit.Service)]
     /// The store live queries run on.
     public let store: Store
     /// The persistence parts (store, cache, where they live).
@@ -76,7 +68,7 @@ public final class AssembledPipeline: Sendable {
     private let pressure: PressureResponder
 
     private init(
-        configuration: PipelineConfiguration, services: [NamedService], store: Store,
+        configuration: PipelineConfiguration, services: [(name: String, service: ResourceKit.Service)], store: Store,
         persistence: PersistenceComponent, persistentCache: PersistentCache?, delivery: ObservationDelivery,
         resourceDelivery: ObservationDelivery, liveQueries: [String: ConfiguredLiveQuery],
         memoryPressureSource: any MemoryPressureSource, lifecycleServices: [any ServiceLifecycle.Service],
@@ -110,7 +102,8 @@ public final class AssembledPipeline: Sendable {
                     .init(
                         kind: .missingKey, path: "services",
                         message:
-                            "no service named '\(name)'; configured: \(services.map(\.name).joined(separator: ", "))")
+                            "no service named '\(name)'; configured: \(services.map { $0.name }.joined(separator: ", "))"
+                    )
                 ])
         }
         return service
@@ -187,31 +180,29 @@ public final class AssembledPipeline: Sendable {
         return ServiceGroup(configuration: configuration)
     }
 
-    /// What assembly may take from code rather than configuration.
-    public struct Defaults: Sendable {
-        /// The base URL of services whose configuration gives none (the sample's embedded server).
-        public var baseURL: String?
+    /// What assembly takes from code rather than configuration.
+    package struct Defaults: Sendable {
+        /// The base URL of services whose configuration gives none.
+        package var baseURL: String?
         /// Where the parts log.
-        public var logger: Logger
+        package var logger: Logger
         /// The clock services use.
-        public var timeSource: any TimeSource
-
-        /// Makes defaults.
-        public init(
-            baseURL: String? = nil, logger: Logger = Logger(label: "tether.pipeline"),
-            timeSource: any TimeSource = SystemTimeSource()
-        ) {
-            self.baseURL = baseURL
-            self.logger = logger
-            self.timeSource = timeSource
-        }
+        package var timeSource: any TimeSource
     }
 
     /// Assembles `configuration`. A part that cannot be made (a database file that will not open) fails the whole
     /// assembly with an issue at that part's line; parts already made are let go.
-    public static func assemble(_ configuration: PipelineConfiguration, defaults: Defaults = Defaults())
-        throws(ConfigurationError) -> AssembledPipeline
-    {
+    ///
+    /// - Parameters:
+    ///   - configuration: What ``ConfigurationLoader`` loaded.
+    ///   - baseURL: The base URL of services whose configuration gives none (the sample's embedded server).
+    ///   - logger: Where the parts log.
+    ///   - timeSource: The clock services use.
+    public static func assemble(
+        _ configuration: PipelineConfiguration, baseURL: String? = nil,
+        logger: Logger = Logger(label: "tether.pipeline"), timeSource: any TimeSource = SystemTimeSource()
+    ) throws(ConfigurationError) -> AssembledPipeline {
+        let defaults = Defaults(baseURL: baseURL, logger: logger, timeSource: timeSource)
         let context = AssemblyContext(
             baseDirectory: configuration.baseDirectory, logger: defaults.logger,
             environment: configuration.environment)
@@ -231,7 +222,7 @@ public final class AssembledPipeline: Sendable {
             lifecycle.insert(IndexBuilder(documents: persistence.documents, indexes: indexes), at: 0)
         }
 
-        var services: [NamedService] = []
+        var services: [(name: String, service: ResourceKit.Service)] = []
         for (name, serviceConfiguration) in configuration.services {
             let path = ConfigurationPath([.key("services"), .key(name)])
             let transport = try assembler.make(serviceConfiguration.transport, at: path.appending("transport"))
@@ -258,13 +249,13 @@ public final class AssembledPipeline: Sendable {
                 transport: transport.transport, stages: stages, cache: cache, outbox: persistence.mutationOutbox,
                 countLimit: configuration.memoryPressure.countLimit, defaults: defaults
             ).build()
-            services.append(NamedService(name: name, service: service))
+            services.append((name: name, service: service))
         }
 
         let source = try assembler.make(
             configuration.memoryPressure.source, at: ConfigurationPath([.key("memory_pressure"), .key("source")])
         ).source
-        let pressure = PressureResponder(services: services.map(\.service), logger: defaults.logger)
+        let pressure = PressureResponder(services: services.map { $0.service }, logger: defaults.logger)
         lifecycle.append(
             MemoryPressureService(MemoryPressureMonitor(source: source) { event in pressure.respond(to: event) }))
 

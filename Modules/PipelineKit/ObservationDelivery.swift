@@ -13,13 +13,13 @@ public import Dispatch
 /// delivered. Memory stays flat whatever the mode.
 public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConvertible {
     /// How results are handed over.
-    public enum Mode: String, Sendable, Hashable {
+    public enum Mode: Sendable, Hashable {
         /// Where the change happens, never nested or concurrent with itself.
         case immediate
         /// On a queue, one at a time, and the next only after the handler calls `signalNext()`.
-        case nextSignal = "next-signal"
+        case nextSignal
         /// On a queue, one at a time.
-        case deliverOnQueue = "deliver-on-queue"
+        case deliverOnQueue
     }
 
     /// The mode.
@@ -47,6 +47,12 @@ public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConv
 
     /// `next-signal on tether.sample.consumer`.
     public var description: String {
-        mode.rawValue + (queue.map { " on \($0.label)" } ?? "")
+        let type =
+            switch mode {
+            case .immediate: "immediate"
+            case .nextSignal: "next-signal"
+            case .deliverOnQueue: "deliver-on-queue"
+            }
+        return type + (queue.map { " on \($0.label)" } ?? "")
     }
 }

@@ -1,8 +1,8 @@
-public import Foundation
+package import Foundation
 import MemoryPressureKit
 
 /// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
-/// Load one with ``ConfigurationLoader``, then `Pipeline.assemble(_:defaults:)` it.
+/// Load one with ``ConfigurationLoader``, then ``AssembledPipeline/assemble(_:baseURL:logger:timeSource:)`` it.
 ///
 /// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, `indexes`, and any
 /// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).
@@ -25,9 +25,9 @@ public struct PipelineConfiguration: Decodable, Sendable {
     /// Registered extra sections, decoded, by name.
     package var sections: [String: any Sendable]
     /// The file it came from, if any.
-    public var file: String?
+    package var file: String?
     /// The folder relative paths are resolved against (the file's folder).
-    public var baseDirectory: URL
+    package var baseDirectory: URL
     /// Where each key is in the file, for messages about parts that fail to assemble.
     package var locations: [ConfigurationPath: ConfigurationLocation]
     /// The environment the parts may read (a password's variable, say): the one ``ConfigurationLoader`` was given,

@@ -63,17 +63,17 @@ public final class PluginRegistry: Sendable {
     }
 
     /// The `type:` names registered for `Product`'s role, sorted.
-    public func types<Product: PipelineComponent>(for product: Product.Type) -> [String] {
+    package func types<Product: PipelineComponent>(for product: Product.Type) -> [String] {
         entries.withLock { $0[ObjectIdentifier(product)].map { Array($0.keys) } ?? [] }.sorted()
     }
 
     /// The `type:` a role uses when configuration leaves it out, if it has one.
-    public func defaultType<Product: PipelineComponent>(for product: Product.Type) -> String? {
+    package func defaultType<Product: PipelineComponent>(for product: Product.Type) -> String? {
         defaults.withLock { $0[ObjectIdentifier(product)] }
     }
 
     /// Makes `type` the default for `Product`'s role (it must be registered).
-    public func setDefault<Product: PipelineComponent>(_ type: String, for product: Product.Type) {
+    package func setDefault<Product: PipelineComponent>(_ type: String, for product: Product.Type) {
         defaults.withLock { $0[ObjectIdentifier(product)] = type }
     }
 

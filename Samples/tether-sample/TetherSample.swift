@@ -149,7 +149,7 @@ struct TetherSample: AsyncParsableCommand {
         }
         let pipeline: AssembledPipeline
         do {
-            pipeline = try AssembledPipeline.assemble(configuration, defaults: .init(baseURL: server?.baseURL))
+            pipeline = try AssembledPipeline.assemble(configuration, baseURL: server?.baseURL)
         } catch {
             await server?.stop()
             FileHandle.standardError.write(Data("error: the pipeline could not be assembled:\n\(error)\n".utf8))
@@ -182,7 +182,7 @@ struct TetherSample: AsyncParsableCommand {
     ) async throws {
         let pipeline: AssembledPipeline
         do {
-            pipeline = try AssembledPipeline.assemble(configuration, defaults: .init(baseURL: outboxServer))
+            pipeline = try AssembledPipeline.assemble(configuration, baseURL: outboxServer)
         } catch {
             FileHandle.standardError.write(Data("error: the pipeline could not be assembled:\n\(error)\n".utf8))
             throw ExitCode(2)
@@ -203,7 +203,7 @@ struct TetherSample: AsyncParsableCommand {
     private static func inspector(watching pipeline: AssembledPipeline, port: Int) throws -> Inspector {
         let inspector = try Inspector(
             configuration: InspectorConfiguration(port: port), logger: Logger(label: "tether.inspector"))
-        for named in pipeline.services { inspector.watch(named.service, named: named.name) }
+        for (name, service) in pipeline.services { inspector.watch(service, named: name) }
         inspector.watch(pipeline.store, named: "store")
         return inspector
     }

@@ -25,7 +25,7 @@ enum InspectorSnippets {
     ) throws -> ServiceGroup {
         // snippet: Inspector.pipeline
         let inspector = try Inspector(configuration: InspectorConfiguration(port: 7070), logger: logger)
-        for named in pipeline.services { inspector.watch(named.service, named: named.name) }
+        for (name, service) in pipeline.services { inspector.watch(service, named: name) }
         inspector.watch(pipeline.store, named: "store")
         // end snippet
         return ServiceGroup(services: [inspector, app], logger: Logger(label: "app"))

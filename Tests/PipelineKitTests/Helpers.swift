@@ -69,7 +69,7 @@ extension AssembledPipeline {
     static func assembleQuietly(_ configuration: PipelineConfiguration) throws(ConfigurationError) -> AssembledPipeline
     {
         try assemble(
-            configuration, defaults: Defaults(logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            configuration, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         )
     }
 }
