@@ -20,6 +20,15 @@ public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConv
         case nextSignal
         /// On a queue, one at a time.
         case deliverOnQueue
+
+        /// The `type:` configuration names it by, which its plugin registers.
+        package var type: String {
+            switch self {
+            case .immediate: "immediate"
+            case .nextSignal: "next-signal"
+            case .deliverOnQueue: "deliver-on-queue"
+            }
+        }
     }
 
     /// The mode.
@@ -47,12 +56,6 @@ public struct ObservationDelivery: PipelineComponent, Sendable, CustomStringConv
 
     /// `next-signal on tether.sample.consumer`.
     public var description: String {
-        let type =
-            switch mode {
-            case .immediate: "immediate"
-            case .nextSignal: "next-signal"
-            case .deliverOnQueue: "deliver-on-queue"
-            }
-        return type + (queue.map { " on \($0.label)" } ?? "")
+        mode.type + (queue.map { " on \($0.label)" } ?? "")
     }
 }

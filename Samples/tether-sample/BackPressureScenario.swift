@@ -101,7 +101,7 @@ struct BackPressureScenario {
                 name: configured.name, query: configured.query, delivery: ObservationDelivery(mode))
             outcome.runs.append(
                 try await measure(
-                    ObservationDelivery(mode).description, writes: calibration.writes,
+                    mode.type, writes: calibration.writes,
                     consumer: Consumer(delay: calibration.consumerDelay, tally: tally)
                 ) {
                     consumer in try query.observe(handler: consumer.policyHandler(mode))

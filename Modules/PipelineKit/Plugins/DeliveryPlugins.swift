@@ -50,7 +50,7 @@ enum NamedQueues {
 /// `type: immediate` — results are handed over in the writer's wake, one at a time, never nested.
 package struct ImmediateDeliveryPlugin: PipelinePlugin {
     /// "immediate".
-    package let type = "immediate"
+    package let type = ObservationDelivery.Mode.immediate.type
     /// Makes the plugin.
     package init() {}
     /// No queue.
@@ -67,7 +67,7 @@ package struct ImmediateDeliveryPlugin: PipelinePlugin {
 /// then only the latest result, if it changed. The default.
 package struct NextSignalDeliveryPlugin: PipelinePlugin {
     /// "next-signal".
-    package let type = "next-signal"
+    package let type = ObservationDelivery.Mode.nextSignal.type
     /// Makes the plugin.
     package init() {}
     /// A queue per observer.
@@ -82,7 +82,7 @@ package struct NextSignalDeliveryPlugin: PipelinePlugin {
 /// busy.
 package struct DeliverOnQueuePlugin: PipelinePlugin {
     /// "deliver-on-queue".
-    package let type = "deliver-on-queue"
+    package let type = ObservationDelivery.Mode.deliverOnQueue.type
     /// Makes the plugin.
     package init() {}
     /// A queue per observer.
