@@ -631,14 +631,13 @@ if Context.environment["TETHER_FUZZ"] != nil {
 }
 
 // The core suites: where Tether's own concurrency and weak references live, and what they need — no SwiftNIO, TLS,
-// Hummingbird, AsyncHTTPClient or Yams, whose release and instrumented builds were most of CI's time. CI's release
-// and ThreadSanitizer stages run them:
-//   TETHER_CORE_SUITES=1 swift test -c release
-//   TETHER_CORE_SUITES=1 swift test --sanitize=thread
-// Left out: the transport adapters and their conformance suite, the pipeline and the sample (their time goes to real
-// networks and child processes, which the debug stage runs), and the SQLite restart suite (child processes on a
-// loopback server). TETHER_SANITIZER_SUITES, the earlier name, is still accepted.
-if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETHER_SANITIZER_SUITES"] != nil {
+// Hummingbird, AsyncHTTPClient or Yams, so that a release build of them is quick. Scripts/fuzz.sh runs the model
+// suites' long runs on it:
+//   TETHER_CORE_SUITES=1 swift test -c release --filter LiveQueryModelTests
+// Left out: the transport adapters and their conformance suite, PostgreSQL, the pipeline, the inspector and the
+// sample, and the SQLite restart suite (child processes on a loopback server). CI runs every suite optimized and under
+// ThreadSanitizer with TETHER_OPTIMIZE and TETHER_SANITIZE instead (at the end of this file).
+if Context.environment["TETHER_CORE_SUITES"] != nil {
     let networked: Set<String> = [
         "AsyncHTTPClientAdapter", "AsyncHTTPClientAdapterTests", "URLSessionAdapterTests", "LoopbackServer",
         "TransportConformance", "TransportConformanceTests", "PipelineKit", "PipelinePlugins", "PipelineKitTests",
@@ -680,4 +679,27 @@ if Context.environment["TETHER_CORE_SUITES"] != nil || Context.environment["TETH
 
 for target in package.targets where !target.name.hasPrefix("CTether") {
     target.swiftSettings = (target.swiftSettings ?? []) + swiftSettings
+}
+
+// CI's optimized and sanitized stages compile Tether's own targets, and only those, and reuse the debug build of every
+// dependency (the package graph is the default one, so nothing else rebuilds):
+//   TETHER_OPTIMIZE=1 swift test          every library and executable of ours as `-c release` compiles it (-O, whole
+//                                          module); the test targets stay unoptimized, as they do not ship
+//   TETHER_SANITIZE=thread swift test     every target of ours instrumented, and the sanitizer's runtime linked
+let optimize = Context.environment["TETHER_OPTIMIZE"] != nil
+let sanitizer = Context.environment["TETHER_SANITIZE"]
+for target in package.targets {
+    var swiftFlags: [String] = []
+    var linkerFlags: [String] = []
+    if optimize, target.type != .test { swiftFlags.append("-O") }
+    if let sanitizer {
+        swiftFlags.append("-sanitize=\(sanitizer)")
+        linkerFlags.append("-sanitize=\(sanitizer)")
+    }
+    if target.name.hasPrefix("CTether") {
+        if let sanitizer { target.cSettings = (target.cSettings ?? []) + [.unsafeFlags(["-fsanitize=\(sanitizer)"])] }
+    } else if !swiftFlags.isEmpty {
+        target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(swiftFlags)]
+    }
+    if !linkerFlags.isEmpty { target.linkerSettings = (target.linkerSettings ?? []) + [.unsafeFlags(linkerFlags)] }
 }

@@ -17,12 +17,14 @@ public final class ChildProcess: Sendable {
     public let outputPath: URL
     /// Where its standard error goes.
     public let errorPath: URL
+    private let executable: URL
     private let exited = OneShot<Int32>()
 
     /// Starts `executable` with `arguments` in `directory` (the environment: `environment`, else this process's).
     public init(_ executable: URL, _ arguments: [String], in directory: URL, environment: [String: String]? = nil)
         throws
     {
+        self.executable = executable
         outputPath = directory.appendingPathComponent("stdout-\(UUID().uuidString).txt")
         errorPath = directory.appendingPathComponent("stderr-\(UUID().uuidString).txt")
         var actions = posix_spawn_file_actions_t()
@@ -76,7 +78,9 @@ public final class ChildProcess: Sendable {
     public func terminate() { if isRunning { kill(pid, SIGTERM) } }
 
     /// Suspends until the process exits; past `deadline` (a correctness deadline, generous), terminates it first
-    /// (and kills it 10 s later). Returns its exit status: its code, or 128 + the signal that ended it.
+    /// (and kills it 10 s later). Returns its exit status: its code, or 128 + the signal that ended it. Any
+    /// sanitizer report in its output goes to this process's standard error (``SanitizerReports``), where CI's
+    /// sanitizer stage finds it.
     public func waitForExit(within deadline: Duration) async -> Int32 {
         let exited = exited
         await withTaskGroup(of: Void.self) { group in
@@ -91,6 +95,8 @@ public final class ChildProcess: Sendable {
             await group.next()
             group.cancelAll()
         }
+        let name = "\(executable.lastPathComponent) (pid \(pid))"
+        SanitizerReports.forward((output + "\n" + errors).components(separatedBy: "\n"), child: name)
         return await exited.wait()
     }
 }

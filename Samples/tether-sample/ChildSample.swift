@@ -61,6 +61,19 @@ final class ChildSample {
         return !isRunning
     }
 
+    /// Copies to this process's standard error the standard error of every child in `folder` that holds a
+    /// sanitizer's report, before the folder goes: in a build under a sanitizer, a race in a child then shows where
+    /// a race in this process would (CI's sanitizer stage fails on it).
+    static func copySanitizerReports(in folder: URL) {
+        let files = (try? FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)) ?? []
+        for file in files where file.pathExtension == "err" {
+            guard let text = try? String(contentsOf: file, encoding: .utf8), text.contains("Sanitizer") else {
+                continue
+            }
+            FileHandle.standardError.write(Data("\(file.lastPathComponent):\n\(text)\n".utf8))
+        }
+    }
+
     /// Ends it at once, as a crash or an out-of-memory kill would: no handler runs, nothing is flushed or closed.
     func kill() {
         if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }

@@ -66,7 +66,10 @@ struct MutationsScenario {
 
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("tether-outbox-\(run)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+        defer {
+            ChildSample.copySanitizerReports(in: folder)
+            try? FileManager.default.removeItem(at: folder)
+        }
         let timeline = Timeline(service: service, baskets: server.baskets, paths: paths)
         var child: ChildSample?
         do {
