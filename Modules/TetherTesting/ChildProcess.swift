@@ -79,7 +79,7 @@ public final class ChildProcess: Sendable {
 
     /// Suspends until the process exits; past `deadline` (a correctness deadline, generous), terminates it first
     /// (and kills it 10 s later). Returns its exit status: its code, or 128 + the signal that ended it. Any
-    /// sanitizer report in its output goes to this process's standard error (``SanitizerReports``), where CI's
+    /// sanitizer report in its output goes to this process's standard error, where CI's
     /// sanitizer stage finds it.
     public func waitForExit(within deadline: Duration) async -> Int32 {
         let exited = exited
