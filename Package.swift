@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "MutationOutboxKit", targets: ["MutationOutboxKit"]),
         .library(name: "DocumentStoreKit", targets: ["DocumentStoreKit"]),
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
+        .library(name: "MirrorKit", targets: ["MirrorKit"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "PostgresAdapter", targets: ["PostgresAdapter"]),
         .library(name: "TetherInspector", targets: ["TetherInspector"]),
@@ -136,6 +137,14 @@ let package = Package(
             path: "Modules/ResourceKit"
         ),
 
+        // Resources mirrored into a store's collection: remote data that live queries see, offline too. Apart, so that
+        // ResourceKit and LiveQueryKit stay free of each other.
+        .target(
+            name: "MirrorKit",
+            dependencies: ["ResourceKit", "LiveQueryKit", "TetherJSON", "PersistenceKit", "TetherConcurrency"],
+            path: "Modules/MirrorKit"
+        ),
+
         // MARK: Adapters (each heavy or third-party dependency in a target of its own)
         .target(
             name: "DeliveryMetricsAdapter",
@@ -210,7 +219,7 @@ let package = Package(
             dependencies: [
                 "ResourceKit", "TransportKit", "MemoryPressureKit", "DeliveryKit", "LiveQueryKit",
                 "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "MutationOutboxKit", "TetherJSON",
-                "TetherClock", "TetherConcurrency",
+                "TetherClock", "TetherConcurrency", "MirrorKit",
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -279,6 +288,7 @@ let package = Package(
             dependencies: [
                 "OwnershipKit", "DeliveryKit", "RegistryKit", "MemoryPressureKit", "TransportKit", "ResourceKit",
                 "TetherJSON", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherClock",
+                "MirrorKit",
             ],
             path: "Modules/Tether"),
 
@@ -355,6 +365,15 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/ResourceKitTests"
+        ),
+        .testTarget(
+            name: "MirrorKitTests",
+            dependencies: [
+                "MirrorKit", "ResourceKit", "LiveQueryKit", "TransportKit", "TetherClock", "TetherJSON",
+                "SQLiteAdapter", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ],
+            path: "Tests/MirrorKitTests"
         ),
         .testTarget(
             name: "URLSessionAdapterTests",
@@ -456,7 +475,7 @@ let package = Package(
             name: "PostgresAdapterTests",
             dependencies: [
                 "PostgresAdapter", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "TetherJSON",
-                "TetherTesting", "MutationOutboxKit", "ResourceKit", "TransportKit",
+                "TetherTesting", "MutationOutboxKit", "ResourceKit", "TransportKit", "MirrorKit", "TetherClock",
                 "TetherConcurrency", "TetherTestingTraits", "tether-postgres-probe",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -481,7 +500,7 @@ let package = Package(
                 "PipelineKit", "PipelinePlugins", "ResourceKit", "TransportKit", "RegistryKit", "MemoryPressureKit",
                 "DeliveryKit", "LiveQueryKit", "PersistenceKit", "DocumentStoreKit", "EntityCacheKit", "TetherJSON",
                 "TetherTesting", "TetherTestingTraits", "TransportConformance", "TetherConcurrency", "SQLiteAdapter",
-                "PostgresAdapter", "PostgresPipelinePlugin", "MutationOutboxKit",
+                "PostgresAdapter", "PostgresPipelinePlugin", "MutationOutboxKit", "MirrorKit",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -502,7 +521,7 @@ let package = Package(
                 "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "SQLiteAdapter",
                 "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
                 "URLSessionAdapter", "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits",
-                "TransportConformance", "TetherInspector",
+                "TransportConformance", "TetherInspector", "MirrorKit",
                 "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -577,7 +596,8 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             "PersistenceBenchmarks",
             [
                 "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON", "BenchmarkSupport",
-                "MutationOutboxKit", "ResourceKit", "TransportKit", "TetherClock",
+                "MutationOutboxKit", "ResourceKit", "TransportKit", "TetherClock", "MirrorKit", "LiveQueryKit",
+                "TetherConcurrency",
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

@@ -1,6 +1,6 @@
 // PersistenceKit and SQLiteAdapter benchmarks: upserts (one per transaction, and batches of 1,000) beside raw GRDB
 // inserts of the same JSON into the same schema, get by id, cache read and write, change-feed latency, and durable
-// mutations' outbox (OutboxBenchmarks.swift).
+// mutations' outbox (OutboxBenchmarks.swift), and mirrors (MirrorBenchmarks.swift).
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks
 
 import Benchmark
@@ -56,6 +56,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 40)
     outboxBenchmarks()
+    mirrorBenchmarks()
 
     Benchmark("Upsert 1,000 documents, one transaction each (Tether)") { benchmark in
         for _ in benchmark.scaledIterations {

@@ -143,6 +143,11 @@ public struct TransactionCollection {
         try transaction.document(id: id, in: name).map(Document.init)
     }
 
+    /// Every document of the collection, as the transaction sees them.
+    public func findAll() throws -> [Document] {
+        try transaction.documents(matching: DocumentQuery(collection: name, predicate: .all)).map(Document.init)
+    }
+
     /// The documents matching `query`, as the transaction sees them.
     public func find(_ query: String, args: [String: JSONValue] = [:]) throws -> [Document] {
         let compiled = try DocumentQuery(collection: name, predicate: QueryParser.predicate(query, args: args))

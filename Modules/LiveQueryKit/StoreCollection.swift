@@ -5,7 +5,8 @@ public import TetherJSON
 public struct StoreCollection: Sendable {
     /// The collection's name.
     public let name: String
-    let store: Store
+    /// The store the collection is in.
+    public let store: Store
 
     /// Inserts or replaces the document in a transaction of its own; one without `_id` gets a new UUID. Returns the
     /// `_id`.

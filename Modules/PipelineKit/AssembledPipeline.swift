@@ -4,6 +4,7 @@ import Foundation
 public import LiveQueryKit
 public import Logging
 public import MemoryPressureKit
+public import MirrorKit
 public import ResourceKit
 public import ServiceLifecycle
 public import TetherClock
@@ -96,15 +97,7 @@ public final class AssembledPipeline: Sendable {
     /// The service named `name`.
     public func service(named name: String) throws(ConfigurationError) -> ResourceKit.Service {
         guard let service = services.first(where: { $0.name == name })?.service else {
-            throw ConfigurationError(
-                file: configuration.file,
-                issues: [
-                    .init(
-                        kind: .missingKey, path: "services",
-                        message:
-                            "no service named '\(name)'; configured: \(services.map { $0.name }.joined(separator: ", "))"
-                    )
-                ])
+            throw failure(.missingKey, at: "services", "no service named '\(name)'", configured: services.map(\.name))
         }
         return service
     }
@@ -112,17 +105,40 @@ public final class AssembledPipeline: Sendable {
     /// The live query named `name`.
     public func liveQuery(named name: String) throws(ConfigurationError) -> ConfiguredLiveQuery {
         guard let query = liveQueries[name] else {
-            throw ConfigurationError(
-                file: configuration.file,
-                issues: [
-                    .init(
-                        kind: .missingKey, path: "live_queries",
-                        message:
-                            "no live query named '\(name)'; configured: \(liveQueries.keys.sorted().joined(separator: ", "))"
-                    )
-                ])
+            throw failure(
+                .missingKey, at: "live_queries", "no live query named '\(name)'", configured: liveQueries.keys.sorted())
         }
         return query
+    }
+
+    /// Starts the mirror `mirrors:` names `name` (see MirrorKit's `ResourceMirror`): it writes its resource's data
+    /// into its collection for as long as the caller holds it.
+    ///
+    /// - Throws: `ConfigurationError` when no mirror has that name.
+    public func startMirror(named name: String) throws(ConfigurationError) -> ResourceMirror {
+        guard let mirror = configuration.mirrors.first(where: { $0.name == name }) else {
+            throw failure(
+                .missingKey, at: "mirrors", "no mirror named '\(name)'", configured: configuration.mirrors.map(\.name))
+        }
+        // Loading checked that the service exists, or that there is only one.
+        let service = mirror.service.flatMap { name in services.first { $0.name == name } } ?? services.first
+        guard let service else {
+            throw failure(.missingKey, at: "services", "no service for the mirror '\(name)'", configured: nil)
+        }
+        do {
+            return try mirror.start(service: service.service, store: store)
+        } catch {
+            throw failure(.invalidValue, at: "mirrors", error.description, configured: nil)
+        }
+    }
+
+    /// An error about this configuration: `message`, and what is configured, at `path`.
+    private func failure(
+        _ kind: ConfigurationError.Issue.Kind, at path: String, _ message: String, configured: [String]?
+    ) -> ConfigurationError {
+        let listed = configured.map { "; configured: " + $0.joined(separator: ", ") } ?? ""
+        return ConfigurationError(
+            file: configuration.file, issues: [.init(kind: kind, path: path, message: message + listed)])
     }
 
     /// Acts as the monitor does on a pressure event — every service flushes its unused resources — whatever the

@@ -4,7 +4,8 @@ import MemoryPressureKit
 /// A whole pipeline as `configuration.yaml` describes it, decoded into typed parts with every `type:` resolved.
 /// Load one with ``ConfigurationLoader``, then ``AssembledPipeline/assemble(_:baseURL:logger:timeSource:)`` it.
 ///
-/// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, `indexes`, and any
+/// The top-level keys: `services`, `persistence`, `memory_pressure`, `delivery`, `live_queries`, `indexes`, `mirrors`,
+/// and any
 /// section registered with ``PluginRegistry/registerSection(_:as:)`` (the sample's `sample:`).
 public struct PipelineConfiguration: Decodable, Sendable {
     /// The services, in file order.
@@ -22,6 +23,8 @@ public struct PipelineConfiguration: Decodable, Sendable {
     package var liveQueries: [LiveQueryConfiguration]
     /// The indexes the store builds, in file order.
     package var indexes: [IndexConfiguration]
+    /// The resources mirrored into collections, in file order.
+    package var mirrors: [MirrorConfiguration]
     /// Registered extra sections, decoded, by name.
     package var sections: [String: any Sendable]
     /// The file it came from, if any.
@@ -40,7 +43,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         case memoryPressure = "memory_pressure"
         case delivery
         case liveQueries = "live_queries"
-        case indexes
+        case indexes, mirrors
     }
 
     /// A configuration with no services and every default.
@@ -51,6 +54,7 @@ public struct PipelineConfiguration: Decodable, Sendable {
         delivery = DeliveryConfiguration()
         liveQueries = []
         indexes = []
+        mirrors = []
         sections = [:]
         file = nil
         baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -72,6 +76,8 @@ public struct PipelineConfiguration: Decodable, Sendable {
         delivery = try settings.decode(.delivery, default: delivery)
         liveQueries = try settings.decodeList(.liveQueries, as: LiveQueryConfiguration.self)
         indexes = try settings.decodeList(.indexes, as: IndexConfiguration.self)
+        mirrors = try settings.decodeList(.mirrors, as: MirrorConfiguration.self)
+        try checkMirrors(settings)
         var names = Set<String>()
         for (index, query) in liveQueries.enumerated() where !names.insert(query.name).inserted {
             let first = liveQueries.firstIndex { $0.name == query.name } ?? 0
@@ -88,6 +94,29 @@ public struct PipelineConfiguration: Decodable, Sendable {
                 sections[name] = try decode(try container.superDecoder(forKey: key))
             } catch let problem as ConfigurationProblem {
                 if decoder.userInfo[.tetherIssueLog] == nil { throw problem }
+            }
+        }
+    }
+
+    /// Each mirror's name is its own, and its service is one the file declares.
+    private func checkMirrors(_ settings: SettingsContainer<CodingKeys>) throws {
+        var names = Set<String>()
+        for (index, mirror) in mirrors.enumerated() {
+            if !names.insert(mirror.name).inserted {
+                let first = mirrors.firstIndex { $0.name == mirror.name } ?? 0
+                try settings.invalid(
+                    at: [.key("mirrors"), .index(index), .key("name")],
+                    "the name '\(mirror.name)' is already used by mirrors[\(first)]; each mirror needs its own")
+            }
+            let declared = services.map(\.name)
+            if let service = mirror.service, !declared.contains(service) {
+                try settings.invalid(
+                    at: [.key("mirrors"), .index(index), .key("service")],
+                    "no service named '\(service)'; configured: \(declared.joined(separator: ", "))")
+            } else if mirror.service == nil, declared.count != 1 {
+                try settings.invalid(
+                    at: [.key("mirrors"), .index(index)],
+                    "say which service the resource is on (service:); configured: \(declared.joined(separator: ", "))")
             }
         }
     }

@@ -5,6 +5,7 @@
 @_exported public import EntityCacheKit
 @_exported public import LiveQueryKit
 @_exported public import MemoryPressureKit
+@_exported public import MirrorKit
 @_exported public import OwnershipKit
 @_exported public import PersistenceKit
 @_exported public import RegistryKit

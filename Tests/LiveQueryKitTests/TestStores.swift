@@ -47,24 +47,6 @@ enum TestStores {
     }
 }
 
-/// Directories to remove at exit.
-final class TemporaryFiles: Sendable {
-    static let shared = TemporaryFiles()
-    let paths = LockedValue<[String]>([])
-
-    func add(_ path: String) {
-        let first = paths.withLock { paths -> Bool in
-            paths.append(path)
-            return paths.count == 1
-        }
-        if first { atexit { TemporaryFiles.shared.removeAll() } }
-    }
-
-    func removeAll() {
-        for path in paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
-    }
-}
-
 /// What an observer received, in order.
 final class Received: Sendable {
     let entries = LockedValue<[(ids: [String], event: LiveQueryEvent)]>([])

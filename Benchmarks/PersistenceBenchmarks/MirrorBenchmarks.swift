@@ -1,0 +1,150 @@
+// MirrorKit on SQLite: a 10,000-document response mirrored into a collection beside GRDB inserting the same
+// documents in one transaction; a revalidation that changes one document of 10,000 (what is written and evaluated,
+// and how soon a live query delivers it, beside a local write of one document); a 304.
+//   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks \
+//       --filter "Mirror"
+
+import Benchmark
+import BenchmarkSupport
+import Foundation
+import GRDB
+import LiveQueryKit
+import MirrorKit
+import ResourceKit
+import SQLiteAdapter
+import TetherClock
+import TetherConcurrency
+import TetherJSON
+import TransportKit
+
+/// `count` items as the API sends them: an `id`, a store, a name and a price.
+func mirroredItems(_ count: Int, renamed: Int? = nil) -> JSONValue {
+    .array(
+        (0..<count).map { index in
+            [
+                "id": .string("i\(index)"), "store_id": "abc123",
+                "name": .string(index == renamed ? "Renamed \(index)" : "Item \(index)"),
+                "price": .number(Double(index % 100) / 4), "tags": ["a", "b"],
+            ]
+        })
+}
+
+/// A service on a scripted transport, a store on a fresh SQLite file, and a mirror of `/items` into it.
+func mirrorFixture() throws -> (Service, Store, ResourceMirror, InMemoryTransport) {
+    let transport = InMemoryTransport()
+    let service = Service(baseURL: "https://api.test", transport: transport)
+    let store = Store(try SQLiteDocumentStore(path: freshPath("mirror")))
+    let mirror = try service.resource("/items").mirror(
+        into: store.collection("items"), id: "id", scope: "store_id == 'abc123'", loadingIfNeeded: false)
+    return (service, store, mirror, transport)
+}
+
+/// Overrides the resource's content with `content` and waits until the mirror has written it.
+func mirrorWrite(_ content: JSONValue, resource: Resource, mirror: ResourceMirror) async throws {
+    let before = mirror.completedWrites
+    resource.overrideLocalContent(with: content)
+    try await waitUntil { mirror.completedWrites > before }
+}
+
+func mirrorBenchmarks() {
+    let figures = [
+        "Mirror 10,000 documents (Tether, µs)", "Insert 10,000 documents, one transaction (bare GRDB, µs)",
+        "Revalidation changing 1 of 10,000: live-query evaluations",
+        "Revalidation changing 1 of 10,000: commit to delivery (µs)",
+        "Local write of 1 document: commit to delivery (µs)",
+        "304: commits", "304: live-query evaluations",
+    ]
+    let metrics = figures.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
+    Benchmark(
+        "Mirror: 10,000 documents beside bare GRDB; a revalidation changing one; a 304",
+        configuration: scenario(metrics)
+    ) { benchmark in
+        let summary = Runs("Mirror on SQLite")
+        let items = mirroredItems(10_000)
+        let texts = (0..<10_000).map { index in
+            var document = items[index]!.objectValue!
+            document["_id"] = .string("i\(index)")
+            return JSONValue.object(document).jsonText
+        }
+        for run in 0..<6 {
+            try await rotating(
+                run,
+                [
+                    {
+                        let (service, store, mirror, _) = try mirrorFixture()
+                        let start = nowMicroseconds()
+                        try await mirrorWrite(items, resource: service.resource("/items"), mirror: mirror)
+                        summary.record(benchmark, metrics[0], nowMicroseconds() - start)
+                        precondition(mirror.lastError == nil, "\(String(describing: mirror.lastError))")
+                        _ = consume store
+                    },
+                    {
+                        let pool = try rawPool(freshPath("mirror-grdb"))
+                        let start = nowMicroseconds()
+                        try await pool.write { db in
+                            let statement = try db.cachedStatement(
+                                sql: "INSERT INTO tether_documents (collection, id, body) VALUES (?, ?, ?)")
+                            for (index, text) in texts.enumerated() {
+                                try statement.execute(arguments: ["items", "i\(index)", text])
+                            }
+                        }
+                        summary.record(benchmark, metrics[1], nowMicroseconds() - start)
+                        try pool.close()
+                    },
+                ])
+        }
+
+        // One store, mirrored once; then revalidations that change one document, local writes of one, and 304s.
+        let (service, store, mirror, transport) = try mirrorFixture()
+        let resource = service.resource("/items")
+        try await mirrorWrite(items, resource: resource, mirror: mirror)
+        let delivered = LockedCommit()
+        let liveQuery = try store.collection("items").find("store_id == 'abc123' && price < 5").sort("name")
+            .observeLocal { _, _ in delivered.stamp() }
+        try await waitUntil { delivered.count == 1 }
+        for run in 0..<20 {
+            let evaluations = store.statistics.evaluations
+            let count = delivered.count
+            // Item 0 has price 0: it is in the query's result, so the change is delivered.
+            let changed = mirroredItems(10_000, renamed: run % 2 == 0 ? 0 : nil)
+            let start = nowMicroseconds()
+            try await mirrorWrite(changed, resource: resource, mirror: mirror)
+            try await waitUntil { delivered.count > count }
+            summary.record(benchmark, metrics[3], delivered.last - start)
+            summary.record(benchmark, metrics[2], store.statistics.evaluations - evaluations)
+
+            let localCount = delivered.count
+            let localStart = nowMicroseconds()
+            try await store.collection("items").upsert(
+                ["_id": "i4", "id": "i4", "store_id": "abc123", "name": .string("Local \(run)"), "price": 1])
+            try await waitUntil { delivered.count > localCount }
+            summary.record(benchmark, metrics[4], delivered.last - localStart)
+        }
+        // A network load with an ETag, then 304s: nothing written, nothing evaluated.
+        transport.enqueue(.get, "https://api.test/items", .json(items.jsonText, headers: ["ETag": "\"v1\""]))
+        let loaded = mirror.completedWrites
+        _ = await resource.load().outcome
+        try await waitUntil { mirror.completedWrites > loaded }
+        await store.waitForLiveQueries()
+        for _ in 0..<5 {
+            let commit = store.lastCommit
+            let evaluations = store.statistics.evaluations
+            transport.enqueue(.get, "https://api.test/items", .status(304))
+            _ = await resource.load().outcome
+            await mirror.waitForWrites()
+            await store.waitForLiveQueries()
+            summary.record(benchmark, metrics[5], Int(store.lastCommit - commit))
+            summary.record(benchmark, metrics[6], store.statistics.evaluations - evaluations)
+        }
+        await liveQuery.stop()
+        summary.printSummary()
+    }
+}
+
+/// When the live query's handler last ran (µs, monotonic), and how many times.
+final class LockedCommit: Sendable {
+    private let state = LockedValue((count: 0, last: 0))
+    func stamp() { state.withLock { $0 = ($0.count + 1, nowMicroseconds()) } }
+    var count: Int { state.withLock { $0.count } }
+    var last: Int { state.withLock { $0.last } }
+}
