@@ -192,13 +192,17 @@ struct MirrorTests {
         try await eventually { mirror.completedWrites > before }
         #expect(try await fixture.documents("items").keys.sorted() == ["a", "z"])
 
-        fixture.transport.route(.post, base + "/items", reply: .status(422))
+        // The server answers once the clock moves: the optimistic layer is written before the refusal arrives (a
+        // refusal at once could replace it while it waits to be written: only the newest data waits).
+        fixture.transport.route(.post, base + "/items", reply: .status(422, delay: .seconds(5)))
         let mutation = resource.mutate(
             .post, json: ["id": "n", "name": "New"],
             optimistic: .updating { (content: JSONValue?) -> JSONValue in
                 .array((content?.arrayValue ?? []) + [["id": "n", "store_id": "abc", "name": "New"]])
             })
         try await eventually { try await fixture.documents("items")["n"] != nil }
+        #expect(await fixture.clock.waitForSleepers(1))
+        fixture.clock.advance(by: .seconds(5))
         _ = await mutation.outcome
         try await eventually { try await fixture.documents("items")["n"] == nil }
         #expect(try await fixture.documents("items").keys.sorted() == ["a", "z"], "rolled back in the store too")

@@ -147,6 +147,8 @@ struct MutationTests {
         await withFixture { fixture in
             fixture.route("/items/1", .text("old"))
             fixture.route("/items/1", .never, method: .put)
+            // Unanswered, so that only the wipe can end it (a DELETE with no route could fail before the wipe).
+            fixture.route("/items/1", .never, method: .delete)
             let item = fixture.service.resource("/items/1")
             _ = await item.load().outcome
             let mutation = item.mutate(.put, text: "new", optimistic: .replacing(with: "new"))

@@ -131,7 +131,8 @@ struct RequestHookTests {
     @Test("wipe() cancels every request in flight and empties the lists")
     func wipeEmptiesTheLists() async {
         await withFixture { fixture in
-            fixture.route("/items", .never)
+            // Every method unanswered: only the wipe ends them (a PUT with no route could fail before it).
+            fixture.route("/items", .never, method: nil)
             let items = fixture.service.resource("/items")
             let load = items.load()
             let put = items.request(.put, text: "x")
