@@ -43,12 +43,13 @@ struct MirrorFixture {
     /// Answers the next GET of `path` with `json` (and `headers`), loads it, and waits until `mirror` has finished
     /// one more write than before.
     func respond(
-        _ path: String, _ json: String, status: Int = 200, headers: HTTPHeaders = [:], mirror: ResourceMirror
+        _ path: String, _ json: String, status: Int = 200, headers: HTTPHeaders = [:], mirror: ResourceMirror,
+        within deadline: Duration = .seconds(30)
     ) async throws {
         let before = mirror.completedWrites
         transport.enqueue(.get, base + path, .json(json, status: status, headers: headers))
         _ = await service.resource(path).load().outcome
-        try await eventually { mirror.completedWrites > before }
+        try await eventually(within: deadline) { mirror.completedWrites > before }
     }
 
     /// The documents of `collection`, by `_id`.
