@@ -10,8 +10,8 @@ struct MirrorDocuments: Sendable, Equatable {
 
     /// The documents, in the response's order.
     var entries: [Entry]
-    /// Whether the response was a list. A list is the whole of the mirror's scope: what the scope holds and the list
-    /// no longer does goes. One document removes nothing.
+    /// Whether the response was a list. A list is the whole of the mirror's scope: a document in the scope that the
+    /// list does not hold is removed. One document removes nothing.
     var isList: Bool
 
     /// Where to look, and what identifies a document.

@@ -18,7 +18,7 @@ import TetherJSON
 ///
 /// Each write, in one transaction:
 /// - upserts every document of the response by its id (an unchanged document writes nothing, and wakes no query);
-/// - when the response is a list, removes the documents within the mirror's **scope** that the list no longer holds
+/// - when the response is a list, removes the documents within the mirror's **scope** that the list does not hold
 ///   (a mirror with no scope owns the whole collection). Two mirrors with different scopes never remove each other's
 ///   documents; a document two resources reach (a list and a detail) is one document, which both update;
 /// - writes the mirror's ``MirrorState`` (when the data was received, its ETag, the last error).
