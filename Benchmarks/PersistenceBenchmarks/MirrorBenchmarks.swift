@@ -71,12 +71,11 @@ func mirrorBenchmarks() {
                 run,
                 [
                     {
-                        let (service, store, mirror, _) = try mirrorFixture()
+                        let (service, _, mirror, _) = try mirrorFixture()
                         let start = nowMicroseconds()
                         try await mirrorWrite(items, resource: service.resource("/items"), mirror: mirror)
                         summary.record(benchmark, metrics[0], nowMicroseconds() - start)
                         precondition(mirror.lastError == nil, "\(String(describing: mirror.lastError))")
-                        _ = consume store
                     },
                     {
                         let pool = try rawPool(freshPath("mirror-grdb"))
