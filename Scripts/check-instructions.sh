@@ -7,16 +7,26 @@
 # Benchmarks/InstructionCounts/baseline.tsv. Fails when one costs more than 10 % over its baseline. Run by .ci/run.
 #   Scripts/check-instructions.sh            check
 #   Scripts/check-instructions.sh --update   write the baseline anew (commit it with the change that moved it, and say why)
+#   Scripts/check-instructions.sh --traits T build with the package traits T, as the build before it did (CI's optimized
+#                                            stage builds with Postgres: the same traits recompile nothing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 baseline=Benchmarks/InstructionCounts/baseline.tsv
-mode=${1:-}
+mode=""
+build_options=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        --update) mode=--update; shift ;;
+        --traits) build_options+=(--traits "$2"); shift 2 ;;
+        *) echo "usage: $0 [--update] [--traits T]" >&2; exit 2 ;;
+    esac
+done
 # Tether's own code optimized as a release build compiles it, the dependencies from the debug build
 # (TETHER_OPTIMIZE, see Package.swift): CI's optimized stage has just built it, so only the scenarios' own target
 # compiles here. The baseline is counted on the same build.
 export TETHER_OPTIMIZE=1 TETHER_INSTRUCTIONS=1
-swift build --product tether-instructions 2>&1 | tail -1
-built="$(swift build --show-bin-path)/tether-instructions"
+swift build "${build_options[@]}" --product tether-instructions 2>&1 | tail -1
+built="$(swift build "${build_options[@]}" --show-bin-path)/tether-instructions"
 # Valgrind 3.19's debug-info reader gives up on the DWARF Swift emits for an imported C module (CTetherZlib's):
 # callgrind runs a copy without debug info. The symbol table stays, so callgrind_annotate still names functions.
 binary=$(mktemp)
