@@ -2,8 +2,9 @@
 /// in its lock and carries out.
 ///
 /// Invariants: at most one write runs at a time, so writes reach the store in the order the resource changed; at
-/// most one more waits, the newest offered (a newer one replaces it), so a fast resource never piles writes up; a
-/// waiter for the writer to be idle is resumed exactly once, when nothing runs and nothing waits.
+/// most one more waits, the newest offered (a newer one replaces it, unless the offer says the waiting one covers
+/// it), so a fast resource never piles writes up; a waiter for the writer to be idle is resumed exactly once, when
+/// nothing runs and nothing waits.
 struct MirrorWriterState<Work, Waiter> {
     fileprivate enum Phase {
         case idle
@@ -20,13 +21,15 @@ struct MirrorWriterState<Work, Waiter> {
         case none
     }
 
-    /// `work` is the newest thing to write.
-    mutating func offer(_ work: Work) -> OfferAction {
+    /// `work` is the newest thing to write. It replaces the work waiting, if any, unless `isCoveredBy` says that
+    /// writing the waiting work does what `work` would: then `work` is dropped.
+    mutating func offer(_ work: Work, isCoveredBy: (Work) -> Bool = { _ in false }) -> OfferAction {
         switch phase {
         case .idle:
             phase = .writing(next: nil, waiters: [])
             return .startWriting(work)
-        case .writing(_, let waiters):
+        case .writing(let next, let waiters):
+            if let next, isCoveredBy(next) { return .none }
             phase = .writing(next: work, waiters: waiters)
             return .none
         }

@@ -25,7 +25,8 @@ import TetherJSON
 ///
 /// Server data (a load or a cache restore) older than what the mirror last wrote is not written: when two processes
 /// refresh one mirror at once, the later response wins by the resource's timestamp, not by who commits last. A 304
-/// writes nothing. A response that cannot be mirrored (``MirrorError``) writes none of its documents; the collection
+/// writes nothing, unless the state records a failure since the last sync: then it writes the state alone, without
+/// the error. A response that cannot be mirrored (``MirrorError``) writes none of its documents; the collection
 /// keeps what the last good one left, and the error goes to ``lastError`` and the state.
 ///
 /// The mirror owns its observer of the resource: it mirrors until `stop()` or until it is released. It keeps the
@@ -47,12 +48,18 @@ public final class ResourceMirror: Sendable {
         var lastError: (any Error)?
         var lastSyncCommit: UInt64?
         var completedWrites = 0
+        /// Whether the state in the store holds a failure of the resource's load that this mirror recorded after its
+        /// last sync: one a 304 answers.
+        var failureRecorded = false
+        /// Whether the resource's data is a response the mirror refused: a 304 confirms the refusal.
+        var dataRefused = false
     }
 
-    /// What the writer writes: data, or the resource's failure.
+    /// What the writer writes: data, the resource's failure, or the server's confirmation (a 304) of data written.
     enum Work: Sendable {
         case data(Entity, NewDataSource)
         case failure(String, at: Date)
+        case confirmed
     }
 
     init(
@@ -131,9 +138,20 @@ public final class ResourceMirror: Sendable {
 
     private func resourceChanged(_ resource: Resource, _ event: ResourceEvent) {
         switch event {
-        case .newData(.wipe), .observerAdded, .requested, .requestCancelled, .notModified:
+        case .newData(.wipe), .observerAdded, .requested, .requestCancelled:
             // A wipe forgets the resource's data, not the store's: the mirror keeps the last-known state.
             return
+        case .notModified:
+            // The server confirms the data: nothing to write, unless the state still says that the last load
+            // failed. Then the state is written without the error — no document — so a screen that showed
+            // "offline" shows the data as current; or, when the data confirmed was refused, the refusal again.
+            let (failed, refused) = storage.withLock { ($0.failureRecorded, $0.dataRefused) }
+            guard failed else { return }
+            if refused, let entity = resource.latestData {
+                offer(.data(entity, .network))
+            } else {
+                offer(.confirmed)
+            }
         case .newData(let source):
             guard let entity = resource.latestData else { return }
             offer(.data(entity, source))
@@ -144,7 +162,12 @@ public final class ResourceMirror: Sendable {
     }
 
     private func offer(_ work: Work) {
-        let action = storage.withLock { $0.writer.offer(work) }
+        let action = storage.withLock { storage in
+            storage.writer.offer(work) { waiting in
+                // Data waiting to be written clears the error itself; a confirmation adds nothing to it.
+                if case .confirmed = work, case .data = waiting { true } else { false }
+            }
+        }
         guard case .startWriting(let first) = action else { return }
         Task { await self.writeAll(startingWith: first) }
     }
@@ -181,16 +204,32 @@ public final class ResourceMirror: Sendable {
                 let written = try await sync(documents, entity: entity, onlyIfNewer: isServerData)
                 storage.withLock {
                     $0.lastError = nil
-                    if written { $0.lastSyncCommit = collection.store.lastCommit }
+                    $0.dataRefused = false
+                    if written {
+                        $0.lastSyncCommit = collection.store.lastCommit
+                        $0.failureRecorded = false
+                    }
                 }
             } catch {
                 // Nothing of the response was written; the state says why, as of when the response came.
-                storage.withLock { $0.lastError = error }
+                storage.withLock {
+                    $0.lastError = error
+                    $0.dataRefused = true
+                    $0.failureRecorded = false
+                }
                 try? await recordFailure("\(error)", at: entity.timestamp)
             }
         case .failure(let message, let date):
             do {
                 try await recordFailure(message, at: date)
+                storage.withLock { $0.failureRecorded = true }
+            } catch {
+                storage.withLock { $0.lastError = error }
+            }
+        case .confirmed:
+            do {
+                try await clearFailure()
+                storage.withLock { $0.failureRecorded = false }
             } catch {
                 storage.withLock { $0.lastError = error }
             }
@@ -227,6 +266,18 @@ public final class ResourceMirror: Sendable {
                 etag: entity.etag, documentCount: documents.entries.count)
             try states.upsert(state.document)
             return true
+        }
+    }
+
+    /// Writes the state without its error, keeping everything else: the server has confirmed the data.
+    private func clearFailure() async throws {
+        let name = name
+        try await collection.store.write { transaction in
+            let states = transaction.collection(MirrorState.collection)
+            guard var state = try states.findByID(name).flatMap(MirrorState.init), state.error != nil else { return }
+            state.error = nil
+            state.errorAt = nil
+            try states.upsert(state.document)
         }
     }
 

@@ -52,6 +52,8 @@ struct MirrorStep: CustomStringConvertible {
         case missingID(store: String)
         /// 304 Not Modified for the store's list.
         case notModified(store: String)
+        /// The store's list fails to load (HTTP 500).
+        case serverError(store: String)
     }
 
     let action: Action
@@ -64,7 +66,7 @@ struct MirrorStep: CustomStringConvertible {
         }
         let store = ["abc", "xyz"][take(2)]
         let names = ["Pear", "Fig", "Kiwi"]
-        switch take(8) {
+        switch take(9) {
         case 0...3:
             var items: [(id: String, name: String)] = []
             for index in 0..<4 where take(2) == 1 { items.append(("\(store)\(index)", names[take(3)])) }
@@ -72,6 +74,7 @@ struct MirrorStep: CustomStringConvertible {
         case 4: action = .detail(id: "\(store)\(take(4))", name: names[take(3)])
         case 5: action = .duplicate(store: store)
         case 6: action = .missingID(store: store)
+        case 7: action = .serverError(store: store)
         default: action = .notModified(store: store)
         }
     }
@@ -83,6 +86,7 @@ struct MirrorStep: CustomStringConvertible {
         case .duplicate(let store): "duplicate \(store)"
         case .missingID(let store): "missing id \(store)"
         case .notModified(let store): "304 \(store)"
+        case .serverError(let store): "500 \(store)"
         }
     }
 }
@@ -107,12 +111,18 @@ struct MirrorModelRun {
 
     func run(_ steps: [MirrorStep]) async throws -> [String] {
         var reference: [String: String] = [:]
+        // Per store: whether its state records a failed load since its last sync, which a 304 answers by writing
+        // the state again — without an error, unless the data the 304 confirms is a refused response.
+        var failed: Set<String> = []
+        var refused: Set<String> = []
         for (number, step) in steps.enumerated() {
             fixture.clock.advance(by: .seconds(1))
             switch step.action {
             case .list(let store, let items):
                 let json = itemsJSON(items.map { ($0.id, store, $0.name) })
                 try await fixture.respond("/stores/\(store)/items", json, mirror: lists[store]!)
+                failed.remove(store)
+                refused.remove(store)
                 reference = reference.filter { !$0.key.hasPrefix(store) }
                 for item in items { reference[item.id] = item.name }
             case .detail(let id, let name):
@@ -122,15 +132,34 @@ struct MirrorModelRun {
             case .duplicate(let store):
                 let json = itemsJSON([("\(store)0", store, "Pear"), ("\(store)0", store, "Fig")])
                 try await fixture.respond("/stores/\(store)/items", json, mirror: lists[store]!)
+                failed.remove(store)
+                refused.insert(store)
             case .missingID(let store):
                 try await fixture.respond(
                     "/stores/\(store)/items", #"[{"store_id":"\#(store)"}]"#, mirror: lists[store]!)
+                failed.remove(store)
+                refused.insert(store)
+            case .serverError(let store):
+                try await fixture.respond("/stores/\(store)/items", "down", status: 500, mirror: lists[store]!)
+                failed.insert(store)
             case .notModified(let store):
                 // A 304 means "what you have": only for a resource that has something.
                 let resource = fixture.service.resource("/stores/\(store)/items")
                 guard resource.latestData != nil else { continue }
+                let mirror = lists[store]!
+                let writes = mirror.completedWrites
                 fixture.transport.enqueue(.get, base + "/stores/\(store)/items", .status(304))
                 _ = await resource.load().outcome
+                if failed.remove(store) != nil {
+                    try await eventually { mirror.completedWrites > writes }
+                    let error = try await fixture.state(mirror)?.error
+                    if (error != nil) != refused.contains(store) {
+                        return [
+                            "after step \(number) (\(step)): the state's error is \(error ?? "none"), the data confirmed "
+                                + (refused.contains(store) ? "refused" : "mirrored")
+                        ]
+                    }
+                }
             }
             let stored = try await fixture.documents("items").mapValues { $0["name"]?.stringValue ?? "?" }
             if stored != reference {

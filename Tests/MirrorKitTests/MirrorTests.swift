@@ -157,6 +157,20 @@ struct MirrorTests {
         state = try #require(try await fixture.state(mirror))
         #expect(state.error == nil)
         #expect(state.syncedAt == Date(timeIntervalSince1970: 1300))
+
+        // Failing again, then a 304: the server confirms the data, so the state says so — one write, of the state.
+        fixture.clock.advance(by: .seconds(60))
+        try await fixture.respond("/items", "oops", status: 500, mirror: mirror)
+        #expect(try await fixture.state(mirror)?.error != nil)
+        let commit = fixture.store.lastCommit
+        let writes = mirror.completedWrites
+        fixture.transport.enqueue(.get, base + "/items", .status(304))
+        _ = await fixture.service.resource("/items").load().outcome
+        try await eventually { mirror.completedWrites > writes }
+        state = try #require(try await fixture.state(mirror))
+        #expect(state.error == nil && state.errorAt == nil, "a 304 after a failure clears it")
+        #expect(fixture.store.lastCommit == commit + 1, "the state alone was written")
+        #expect(try await fixture.documents("items").keys.sorted() == ["a"])
     }
 
     @Test(
