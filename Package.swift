@@ -298,7 +298,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
                 "ResourceKit", "LiveQueryKit", "EntityCacheKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON",
-                "MutationOutboxKit", "LoopbackServer", "TetherInspector",
+                "MutationOutboxKit", "MirrorKit", "LoopbackServer", "TetherInspector",
                 .target(name: "PostgresPipelinePlugin", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -14,6 +14,7 @@ import TetherConcurrency
 /// | `GET /stores` | the store ids |
 /// | `GET /stores/{id}/items` | the store's items, with an ETag; `If-None-Match` gives 304 |
 /// | `GET /stores/{id}/items/{item}` | one item, with an ETag |
+/// | `GET /catalog/{id}` | the store's catalog as it is now, with an ETag; it changes behind the client's back (``DemoCatalog``) |
 /// | `GET`, `POST /baskets/{run}/{screen}` | a basket of lines, changed once per idempotency key (``DemoBaskets``) |
 final class DemoServer: Sendable {
     /// What the server saw.
@@ -25,17 +26,24 @@ final class DemoServer: Sendable {
         var byPath: [String: Int] = [:]
         /// Successful answers (200 or 304) by path.
         var servedByPath: [String: Int] = [:]
+        /// 304 answers by path.
+        var notModifiedByPath: [String: Int] = [:]
     }
 
     private let server: LoopbackServer
     private let counters: LockedValue<Statistics>
     /// The writable part, and the switch that takes the whole API down.
     let baskets: DemoBaskets
+    /// The part that changes on the server's side.
+    let catalog: DemoCatalog
 
-    private init(server: LoopbackServer, counters: LockedValue<Statistics>, baskets: DemoBaskets) {
+    private init(
+        server: LoopbackServer, counters: LockedValue<Statistics>, baskets: DemoBaskets, catalog: DemoCatalog
+    ) {
         self.server = server
         self.counters = counters
         self.baskets = baskets
+        self.catalog = catalog
     }
 
     /// `http://127.0.0.1:{port}`.
@@ -52,14 +60,16 @@ final class DemoServer: Sendable {
     static func start(settings: ServerSettings) async throws -> DemoServer {
         let counters = LockedValue(Statistics())
         let baskets = DemoBaskets()
+        let catalog = DemoCatalog()
         do {
             let server = try await LoopbackServer.start(
                 serverName: "tether-demo",
                 logger: Logger(label: "tether.sample.server", factory: { _ in SwiftLogNoOpLogHandler() })
             ) { request in
-                try await respond(to: request, settings: settings, counters: counters, baskets: baskets)
+                try await respond(
+                    to: request, settings: settings, counters: counters, baskets: baskets, catalog: catalog)
             }
-            return DemoServer(server: server, counters: counters, baskets: baskets)
+            return DemoServer(server: server, counters: counters, baskets: baskets, catalog: catalog)
         } catch {
             throw SampleError(error.description)
         }
@@ -72,7 +82,8 @@ final class DemoServer: Sendable {
     }
 
     private static func respond(
-        to request: Request, settings: ServerSettings, counters: LockedValue<Statistics>, baskets: DemoBaskets
+        to request: Request, settings: ServerSettings, counters: LockedValue<Statistics>, baskets: DemoBaskets,
+        catalog: DemoCatalog
     ) async throws -> Response {
         if let down = baskets.downAnswer() { return down }
         let path = request.uri.path
@@ -92,7 +103,7 @@ final class DemoServer: Sendable {
             try await Task.sleep(for: settings.slowDelay)
         }
         if let answer = try await baskets.respond(to: request) { return answer }
-        guard request.method == .get, let body = body(for: path) else {
+        guard request.method == .get, let body = body(for: path) ?? catalog.body(for: path) else {
             return Response(
                 status: .notFound, body: ResponseBody(byteBuffer: ByteBuffer(string: "no such resource: \(path)")))
         }
@@ -102,6 +113,7 @@ final class DemoServer: Sendable {
         {
             counters.withLock {
                 $0.notModified += 1
+                $0.notModifiedByPath[path, default: 0] += 1
                 $0.servedByPath[path, default: 0] += 1
             }
             return Response(status: .notModified, headers: [.eTag: tag])

@@ -10,6 +10,7 @@ struct Report {
     let ownership: OwnershipScenario.Result
     let backPressure: BackPressureScenario.Outcome
     let mutations: MutationsScenario.Result
+    let mirror: MirrorScenario.Result
     let failures: [String]
     let generated: Date
 
@@ -51,6 +52,9 @@ struct Report {
 
         <h2>Mutations: offline, killed, resumed</h2>
         \(mutationsSection())
+
+        <h2>Mirrors: remote data, queried locally</h2>
+        \(mirrorSection())
         </body>
         </html>
         """
@@ -226,6 +230,30 @@ struct Report {
             <tr><td>Changes sent again, applied once</td><td>\(mutations.replayed)</td></tr>
             <tr><td>Drained after the API came back</td><td>\(mutations.drainSeconds.map { String(format: "%.1f s", $0) } ?? "–")</td></tr>
             <tr><td>Left by an earlier run, sent first</td><td>\(mutations.leftovers)</td></tr>
+            </table>
+            """
+    }
+
+    /// Each refresh of the mirrored catalog: what the server did, what the refresh wrote, what the screen showed.
+    private func mirrorSection() -> String {
+        if let reason = mirror.skipped { return "<p>Not run: \(escape(reason)).</p>" }
+        let start =
+            mirror.syncedSecondsAgo.map {
+                String(
+                    format:
+                        "At start the screen showed %d items from the store alone, before any request: what the last run mirrored %.0f s earlier.",
+                    mirror.shownAtStart, $0)
+            } ?? "At start the store held no catalog (a first run)."
+        let sentence =
+            "The demo API's catalogs are mirrored into one collection, a mirror per store, each with its scope; a screen observes <code>\(escape(mirror.query))</code> under next-signal. The API changes the catalog behind the sample's back, and each row is one refresh. \(escape(start)) While the screen was busy with one result, \(mirror.burstChanges) more changes came: it rendered \(mirror.burstRendered) result(s), the last the store's final state. With the API down, its status line, read from the mirror's state in the store: “\(escape(mirror.offlineStatus))”."
+        let rows = mirror.rounds.map { round in
+            "<tr><td>\(escape(round.label))</td><td>\(escape(round.serverChange))</td><td>\(escape(round.answer))</td><td>\(round.commits)</td><td>\(round.mirrored)</td><td>\(round.rendered)</td><td>\(round.shown)</td><td>\(String(format: "%.1f ms", round.milliseconds))</td><td class=\"\(round.right ? "ok" : "bad")\">\(round.right ? "yes" : "NO")</td></tr>"
+        }
+        return """
+            <p>\(sentence)</p>
+            <table>
+            <tr><th>Step</th><th>On the server</th><th>Refresh</th><th>Commits</th><th>Mirrored</th><th>Results rendered</th><th>On the screen</th><th>Screen up to date after</th><th>Right</th></tr>
+            \(rows.joined(separator: "\n"))
             </table>
             """
     }

@@ -97,9 +97,14 @@ struct SampleApplication: ServiceLifecycle.Service {
             configurationFile: configurationFile
         ).run()
 
+        console.section("6. Mirrors: remote data, queried locally")
+        let mirror = try await MirrorScenario(pipeline: pipeline, settings: settings, server: server, console: console)
+            .run()
+
         let report = Report(
             configurationFile: configurationFile, baseURL: baseURL, persistence: persistence, ownership: ownership,
-            backPressure: backPressure, mutations: mutations, failures: console.failures, generated: Date())
+            backPressure: backPressure, mutations: mutations, mirror: mirror, failures: console.failures,
+            generated: Date())
         do {
             try report.write(to: reportPath)
         } catch {
@@ -107,7 +112,7 @@ struct SampleApplication: ServiceLifecycle.Service {
         }
         Summary(
             persistence: persistence, ownership: ownership, backPressure: backPressure, mutations: mutations,
-            server: server
+            mirror: mirror, server: server
         ).print(to: console)
         console.always(
             String(
@@ -123,6 +128,7 @@ struct Summary {
     let ownership: OwnershipScenario.Result
     let backPressure: BackPressureScenario.Outcome
     let mutations: MutationsScenario.Result
+    let mirror: MirrorScenario.Result
     let server: DemoServer?
 
     func print(to console: Console) {
@@ -161,6 +167,16 @@ struct Summary {
                         format:
                             "%d changes made offline, through two kills; drained %.1f s after the API came back, each applied once (%d sent again, recognised by key)",
                         mutations.changes, mutations.drainSeconds ?? 0, mutations.replayed)))
+        console.always(
+            "Mirrors: "
+                + (mirror.skipped.map { "not run (\($0))" }
+                    ?? (mirror.syncedSecondsAgo.map {
+                        String(
+                            format: "%d items shown at start from the store, mirrored %.0f s earlier; ",
+                            mirror.shownAtStart, $0)
+                    } ?? "")
+                        + "the screen followed \(mirror.rounds.count) refreshes of the mirrored catalog (\(mirror.rounds.filter(\.right).count) right); \(mirror.burstChanges) changes while it was busy gave \(mirror.burstRendered) results")
+        )
         if let statistics = server?.statistics {
             console.always(
                 "Demo server: \(statistics.requests) requests, \(statistics.notModified) answered 304, \(statistics.failed) answered 503 (retried), \(statistics.slow) slow"

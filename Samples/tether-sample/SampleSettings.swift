@@ -28,6 +28,15 @@ struct SampleSettings: Decodable, Sendable {
     var mutationScreens = 4
     /// Mutations: how many changes each of them makes.
     var mutationsPerScreen = 6
+    /// Mirrors: the mirrors (of `mirrors:`) the scenario starts. The demo API changes the first one's catalog; the
+    /// others share its collection under scopes of their own. None (the default): the scenario does not run.
+    var mirrors: [String] = []
+    /// Mirrors: the live query over the first mirror's documents that a screen shows.
+    var mirrorLiveQuery = "cheap-abc-catalog"
+    /// Mirrors: how many times the demo API changes the catalog, one refresh after each.
+    var mirrorRounds = 6
+    /// Mirrors: how many changes and refreshes come while the screen is busy with one result.
+    var mirrorBurst = 8
     /// The embedded server's misbehaviour.
     var server = ServerSettings()
 
@@ -43,6 +52,10 @@ struct SampleSettings: Decodable, Sendable {
         case sampleInterval = "sample_interval"
         case mutationScreens = "mutation_screens"
         case mutationsPerScreen = "mutations_per_screen"
+        case mirrors
+        case mirrorLiveQuery = "mirror_live_query"
+        case mirrorRounds = "mirror_rounds"
+        case mirrorBurst = "mirror_burst"
         case server
     }
 
@@ -74,6 +87,12 @@ struct SampleSettings: Decodable, Sendable {
         mutationsPerScreen = try settings.decode(
             .mutationsPerScreen, default: mutationsPerScreen, where: { (2...1_000).contains($0) },
             "must be between 2 and 1000")
+        mirrors = try settings.decode(.mirrors, default: mirrors)
+        mirrorLiveQuery = try settings.decode(.mirrorLiveQuery, default: mirrorLiveQuery)
+        mirrorRounds = try settings.decode(
+            .mirrorRounds, default: mirrorRounds, where: { (4...1_000).contains($0) }, "must be between 4 and 1000")
+        mirrorBurst = try settings.decode(
+            .mirrorBurst, default: mirrorBurst, where: { (2...1_000).contains($0) }, "must be between 2 and 1000")
         server = try settings.decode(.server, default: server)
     }
 }

@@ -22,7 +22,17 @@ struct SampleRunTests {
         delivery: { default: { type: next-signal }, resources: { type: deliver-on-queue } }
         live_queries:
           - { name: abc-items, collection: items, query: "store_id == $args.store", args: { store: abc123 } }
+          - { name: cheap, collection: catalog, query: "store_id == 'abc123' && price < 10", sort: [price, name] }
+        indexes:
+          - { collection: catalog, fields: [store_id, price] }
+        mirrors:
+          - { name: abc, resource: /catalog/abc123, collection: catalog, id: id, scope: "store_id == 'abc123'" }
+          - { name: def, resource: /catalog/def456, collection: catalog, id: id, scope: "store_id == 'def456'" }
         sample:
+          mirrors: [abc, def]
+          mirror_live_query: cheap
+          mirror_rounds: 4
+          mirror_burst: 3
           screens: 4
           details_per_screen: 1
           documents: 30
@@ -69,6 +79,17 @@ struct SampleRunTests {
                 #expect(first.output.contains("✔ " + promise), "\(promise): \(first.output)")
             }
             #expect(first.output.contains("✔ the naive pattern piled up"), "the contrast is checked: \(first.output)")
+            for promise in [
+                "after every refresh the collection held exactly the server's catalog and the screen the query over it",
+                "a 304 wrote nothing: no commit, no result",
+                "under next-signal a busy screen took only the latest of 3 changes",
+                "with the API down the screen kept its items and the mirror's state said so",
+            ] {
+                #expect(first.output.contains("✔ " + promise), "\(promise): \(first.output)")
+            }
+            #expect(first.output.contains("the store holds no catalog yet (a first run)"))
+            #expect(report.contains("<h2>Mirrors: remote data, queried locally</h2>"))
+            #expect(report.components(separatedBy: "<td>round ").count - 1 == 4, "a row per round")
             #expect(!report.contains("http://") || !report.contains("src=\"http"), "no external assets")
             #expect(!report.contains("<script src") && !report.contains("<link"))
 
@@ -77,6 +98,9 @@ struct SampleRunTests {
             #expect(second.status == 0, "\(second.output)\n\(second.errors)")
             #expect(second.output.contains("Persistence: cached list after"))
             #expect(second.output.contains("then 304 Not Modified"))
+            #expect(
+                second.output.contains("items shown at start from the store, mirrored"),
+                "the mirrored catalog shows from the store before any request: \(second.output)")
             #expect(!second.output.contains("opening screens"), "--quiet prints no progress")
         }
     }
@@ -114,9 +138,9 @@ struct SampleRunTests {
                 result.errors.contains(
                     "broken.yaml:3:24: services.demo.transport.type: unknown transport type 'curl'; known types: async-http-client, in-memory, urlsession"
                 ), "\(result.errors)")
-            #expect(result.errors.contains("broken.yaml:15:12: sample.screens: must be at least 2"), "\(result.errors)")
+            #expect(result.errors.contains("broken.yaml:25:12: sample.screens: must be at least 2"), "\(result.errors)")
             #expect(
-                result.errors.contains("broken.yaml:20:21: sample.mutation_screens: must be between 1 and 100"),
+                result.errors.contains("broken.yaml:30:21: sample.mutation_screens: must be between 1 and 100"),
                 "\(result.errors)")
             for trace in ["Stack trace", "Fatal error", "Current stack trace", "0x0000"] {
                 #expect(!result.errors.contains(trace))
