@@ -1,8 +1,9 @@
 // MirrorKit on SQLite: a 10,000-document response mirrored into a collection beside GRDB inserting the same
 // documents in one transaction; a revalidation that changes one document of 10,000 (what is written and evaluated,
-// and how soon a live query delivers it, beside a local write of one document); a 304.
+// and how soon a live query delivers it, beside a local write of one document); a 304; and the memory a
+// 100,000-document response takes to mirror (a benchmark of its own, so that its process starts clean).
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks \
-//       --filter "Mirror"
+//       --filter "Mirror.*"
 
 import Benchmark
 import BenchmarkSupport
@@ -50,9 +51,10 @@ func mirrorBenchmarks() {
     let figures = [
         "Mirror 10,000 documents (Tether, µs)", "Insert 10,000 documents, one transaction (bare GRDB, µs)",
         "Revalidation changing 1 of 10,000: live-query evaluations",
-        "Revalidation changing 1 of 10,000: commit to delivery (µs)",
-        "Local write of 1 document: commit to delivery (µs)",
+        "Revalidation changing 1 of 10,000: from the response to delivery (µs)",
+        "Local write of 1 document: from the write's call to delivery (µs)",
         "304: commits", "304: live-query evaluations",
+        "Upsert the same 10,000 documents, one transaction (Tether's store, no mirror, µs)",
     ]
     let metrics = figures.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
     Benchmark(
@@ -76,6 +78,20 @@ func mirrorBenchmarks() {
                         try await mirrorWrite(items, resource: service.resource("/items"), mirror: mirror)
                         summary.record(benchmark, metrics[0], nowMicroseconds() - start)
                         precondition(mirror.lastError == nil, "\(String(describing: mirror.lastError))")
+                    },
+                    {
+                        let store = Store(try SQLiteDocumentStore(path: freshPath("mirror-store")))
+                        let documents = (0..<10_000).map { index in
+                            var document = items[index]!.objectValue!
+                            document["_id"] = .string("i\(index)")
+                            return JSONValue.object(document)
+                        }
+                        let start = nowMicroseconds()
+                        try await store.write { transaction in
+                            let collection = transaction.collection("items")
+                            for document in documents { _ = try collection.upsert(document) }
+                        }
+                        summary.record(benchmark, metrics[7], nowMicroseconds() - start)
                     },
                     {
                         let pool = try rawPool(freshPath("mirror-grdb"))
@@ -136,6 +152,36 @@ func mirrorBenchmarks() {
             summary.record(benchmark, metrics[6], store.statistics.evaluations - evaluations)
         }
         await liveQuery.stop()
+        summary.printSummary()
+    }
+}
+
+/// Peak resident memory while a 100,000-document response is mirrored, beside the size of the response's JSON text:
+/// the resource holds the response itself, and the mirror must not hold several copies of it on top.
+func mirrorMemoryBenchmark() {
+    let figures = [
+        "Response of 100,000 documents: JSON text (KB)", "Mirroring it: peak resident above the start (KB)",
+        "Mirroring it: heap kept afterwards (KB)", "Mirroring it: commits",
+    ]
+    let metrics = figures.map { BenchmarkMetric.custom($0, useScalingFactor: false) }
+    Benchmark(
+        "Mirror: 100,000 documents in one response, memory", configuration: scenario(metrics)
+    ) { benchmark in
+        let summary = Runs("Mirror of 100,000 documents")
+        let (service, store, mirror, _) = try mirrorFixture()
+        let resource = service.resource("/items")
+        let items = mirroredItems(100_000)
+        summary.record(benchmark, metrics[0], items.jsonText.utf8.count / 1024)
+        // The documents exist before the start: the resource holds them whatever the mirror does.
+        let heap = heapBytesInUse() ?? 0
+        let commit = store.lastCommit
+        ResidentMemory.resetPeak()
+        let resident = ResidentMemory.current ?? 0
+        try await mirrorWrite(items, resource: resource, mirror: mirror)
+        summary.record(benchmark, metrics[1], ((ResidentMemory.peak ?? 0) - resident) / 1024)
+        summary.record(benchmark, metrics[2], ((heapBytesInUse() ?? 0) - heap) / 1024)
+        summary.record(benchmark, metrics[3], Int(store.lastCommit - commit))
+        precondition(mirror.lastError == nil, "\(String(describing: mirror.lastError))")
         summary.printSummary()
     }
 }

@@ -1,7 +1,7 @@
 // Durable mutations on SQLite: how fast `mutate(…, durable: true)` queues, beside a bare GRDB insert of the same row
 // (one transaction each), and what a pending mutation costs on the heap.
 //   TETHER_BENCHMARKS=1 swift package --scratch-path .build-bench benchmark --target PersistenceBenchmarks \
-//       --filter "Durable"
+//       --filter "Durable.*"
 
 import Benchmark
 import BenchmarkSupport

@@ -57,6 +57,7 @@ let benchmarks: @Sendable () -> Void = {
         metrics: [.wallClock, .throughput, .mallocCountTotal], maxDuration: .seconds(10), maxIterations: 40)
     outboxBenchmarks()
     mirrorBenchmarks()
+    mirrorMemoryBenchmark()
 
     Benchmark("Upsert 1,000 documents, one transaction each (Tether)") { benchmark in
         for _ in benchmark.scaledIterations {
