@@ -44,14 +44,20 @@ extension PostgresDocumentStore {
                 let listener = PostgresListener(store: self, publisher: publisher)
                 lifecycle.started(publisher)
                 logger.debug("opened", metadata: ["store": "\(configuration)", "commit": "\(opened)"])
-                group.addTask { try await listener.run() }
-                do {
-                    try await gracefulShutdown()
-                    await lifecycle.drain()
-                    await listener.unregister()
-                } catch {
-                    // Cancelled: stop at once.
+                // The listener stops before it unregisters: a catch-up still running would register it again.
+                let shutDown = try await withThrowingDiscardingTaskGroup { listening in
+                    listening.addTask { try await listener.run() }
+                    defer { listening.cancelAll() }
+                    do {
+                        try await gracefulShutdown()
+                        await lifecycle.drain()
+                        return true
+                    } catch {
+                        // Cancelled: stop at once.
+                        return false
+                    }
                 }
+                if shutDown { await listener.unregister() }
                 // Nothing waits for a statement any more: the pool can close every connection.
                 inFlight.stop(
                     PersistenceError(.closed, "the PostgreSQL store has stopped", file: configuration.description))
