@@ -245,14 +245,19 @@ public final class ResourceMirror: Sendable {
             let previous = try states.findByID(name).flatMap(MirrorState.init)
             if onlyIfNewer, let syncedAt = previous?.syncedAt, syncedAt > entity.timestamp { return false }
             let target = transaction.collection(collectionName)
+            // What the scope holds now, by id. A list removes what it no longer holds; a document equal to the one
+            // stored is not written again, since the store would change nothing for it.
+            var stored: [String: JSONValue] = [:]
             if documents.isList {
+                let held = try scope.map({ try target.find($0) }) ?? target.findAll()
+                stored.reserveCapacity(held.count)
+                for document in held { stored[document.id] = document.value }
                 let listed = Set(documents.entries.map(\.id))
-                for document in try scope.map({ try target.find($0) }) ?? target.findAll()
-                where !listed.contains(document.id) {
+                for document in held where !listed.contains(document.id) {
                     try target.remove(id: document.id)
                 }
             }
-            for (index, entry) in documents.entries.enumerated() {
+            for (index, entry) in documents.entries.enumerated() where stored[entry.id] != entry.value {
                 do {
                     try target.upsert(entry.value)
                 } catch let error as PersistenceError where error.kind == .invalidDocument {
