@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "DocumentStoreKit", targets: ["DocumentStoreKit"]),
         .library(name: "LiveQueryKit", targets: ["LiveQueryKit"]),
         .library(name: "MirrorKit", targets: ["MirrorKit"]),
+        .library(name: "TetherObservation", targets: ["TetherObservation"]),
         .library(name: "SQLiteAdapter", targets: ["SQLiteAdapter"]),
         .library(name: "PostgresAdapter", targets: ["PostgresAdapter"]),
         .library(name: "TetherInspector", targets: ["TetherInspector"]),
@@ -143,6 +144,13 @@ let package = Package(
             name: "MirrorKit",
             dependencies: ["ResourceKit", "LiveQueryKit", "TetherJSON", "PersistenceKit", "TetherConcurrency"],
             path: "Modules/MirrorKit"
+        ),
+
+        // Resources and live queries as Observation models whose lifetime is the observation's.
+        .target(
+            name: "TetherObservation",
+            dependencies: ["ResourceKit", "LiveQueryKit", "DeliveryKit", "TetherConcurrency"],
+            path: "Modules/TetherObservation"
         ),
 
         // MARK: Adapters (each heavy or third-party dependency in a target of its own)
@@ -376,6 +384,14 @@ let package = Package(
             path: "Tests/MirrorKitTests"
         ),
         .testTarget(
+            name: "TetherObservationTests",
+            dependencies: [
+                "TetherObservation", "ResourceKit", "LiveQueryKit", "TransportKit", "TetherClock", "TetherJSON",
+                "DocumentStoreKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+            ],
+            path: "Tests/TetherObservationTests"
+        ),
+        .testTarget(
             name: "URLSessionAdapterTests",
             dependencies: [
                 "URLSessionAdapter", "TransportKit", "TransportConformance", "TetherConcurrency", "TetherTesting",
@@ -521,7 +537,7 @@ let package = Package(
                 "TetherClock", "TetherJSON", "DocumentStoreKit", "EntityCacheKit", "LiveQueryKit", "SQLiteAdapter",
                 "PostgresAdapter", "PipelineKit", "PipelinePlugins", "AsyncHTTPClientAdapter",
                 "URLSessionAdapter", "DeliveryMetricsAdapter", "TetherTesting", "TetherTestingTraits",
-                "TransportConformance", "TetherInspector", "MirrorKit",
+                "TransportConformance", "TetherInspector", "MirrorKit", "TetherObservation",
                 "TetherConcurrency",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
