@@ -609,6 +609,13 @@ if Context.environment["TETHER_BENCHMARKS"] != nil {
             ]
         ),
         (
+            "ObservationBenchmarks",
+            [
+                "TetherObservation", "LiveQueryKit", "ResourceKit", "TransportKit", "TetherClock", "TetherJSON",
+                "TetherConcurrency", "BenchmarkSupport",
+            ]
+        ),
+        (
             "PersistenceBenchmarks",
             [
                 "DocumentStoreKit", "EntityCacheKit", "SQLiteAdapter", "TetherJSON", "BenchmarkSupport",

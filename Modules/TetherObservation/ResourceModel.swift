@@ -26,20 +26,10 @@ import TetherConcurrency
 /// (its views read models there), elsewhere directly where the resource changed (a Linux service need not drain the
 /// main queue). Reading is safe from any thread.
 public final class ResourceModel<Content: Sendable>: Observable, Sendable {
-    private struct State: Sendable {
-        var resource: Resource?
-        var content: Content?
-        var isLoading = false
-        var error: ResourceError?
-        var timestamp: Date?
-        var isUpToDate = false
-        var loadsOnAccess: Bool
-        var loadRequested = false
-    }
-
-    private let state: LockedValue<State>
+    private let state: LockedValue<ResourceModelState>
     private let registrar = ObservationRegistrar()
     private let delivery: (any DeliveryPolicy)?
+    private let paths = ResourceModel.sharedPaths
 
     /// A model of `resource` (none yet when nil; set ``resource`` later).
     ///
@@ -53,7 +43,7 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
         _ resource: Resource? = nil, as type: Content.Type = Content.self, loadsOnAccess: Bool = true,
         delivery: (any DeliveryPolicy)? = ResourceModel.defaultDelivery
     ) {
-        state = LockedValue(State(loadsOnAccess: loadsOnAccess))
+        state = LockedValue(ResourceModelState(loadsOnAccess: loadsOnAccess))
         self.delivery = delivery
         if let resource {
             state.withLock { $0.resource = resource }
@@ -70,6 +60,25 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
         #endif
     }
 
+    /// The key paths of the observable properties (see `KeyPathCache`).
+    private struct Paths: Sendable {
+        let resource: any KeyPath<ResourceModel, Resource?> & Sendable
+        let content: any KeyPath<ResourceModel, Content?> & Sendable
+        let isLoading: any KeyPath<ResourceModel, Bool> & Sendable
+        let error: any KeyPath<ResourceModel, ResourceError?> & Sendable
+        let timestamp: any KeyPath<ResourceModel, Date?> & Sendable
+        let isUpToDate: any KeyPath<ResourceModel, Bool> & Sendable
+    }
+
+    /// Made once per `Content` type; each model keeps a copy, so an event costs no lookup.
+    private static var sharedPaths: Paths {
+        KeyPathCache.value(for: ResourceModel.self) {
+            Paths(
+                resource: \.resource, content: \.content, isLoading: \.isLoading, error: \.error,
+                timestamp: \.timestamp, isUpToDate: \.isUpToDate)
+        }
+    }
+
     // MARK: Observable properties
 
     /// The resource shown. Setting it removes the model's observer from the old resource — no call of it begins
@@ -79,7 +88,7 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
     /// Swift concurrency task, use ``show(_:)``, which suspends instead.
     public var resource: Resource? {
         get {
-            registrar.access(self, keyPath: \.resource)
+            registrar.access(self, keyPath: paths.resource)
             return state.withLock { $0.resource }
         }
         set {
@@ -92,40 +101,40 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
 
     /// The resource's content as `Content`, or nil (no data yet, or content of another type).
     public var content: Content? {
-        registrar.access(self, keyPath: \.content)
-        let (content, load) = state.withLock { state -> (Content?, Resource?) in
+        registrar.access(self, keyPath: paths.content)
+        let (content, load) = state.withLock { state -> ((any Sendable)?, Resource?) in
             guard state.loadsOnAccess, !state.loadRequested, let resource = state.resource else {
-                return (state.content, nil)
+                return (state.shown.content, nil)
             }
             state.loadRequested = true
-            return (state.content, resource)
+            return (state.shown.content, resource)
         }
         load?.loadIfNeeded()
-        return content
+        return content.flatMap { $0 as? Content }
     }
 
     /// Whether a load of the resource is in flight.
     public var isLoading: Bool {
-        registrar.access(self, keyPath: \.isLoading)
-        return state.withLock { $0.isLoading }
+        registrar.access(self, keyPath: paths.isLoading)
+        return state.withLock { $0.shown.isLoading }
     }
 
     /// The error of the resource's last load, until new data or a 304 replaces it.
     public var error: ResourceError? {
-        registrar.access(self, keyPath: \.error)
-        return state.withLock { $0.error }
+        registrar.access(self, keyPath: paths.error)
+        return state.withLock { $0.shown.error }
     }
 
     /// When the content was last received or confirmed (a 304).
     public var timestamp: Date? {
-        registrar.access(self, keyPath: \.timestamp)
-        return state.withLock { $0.timestamp }
+        registrar.access(self, keyPath: paths.timestamp)
+        return state.withLock { $0.shown.timestamp }
     }
 
     /// Whether the resource was up to date at its last event (data younger than its expiry, and no load needed).
     public var isUpToDate: Bool {
-        registrar.access(self, keyPath: \.isUpToDate)
-        return state.withLock { $0.isUpToDate }
+        registrar.access(self, keyPath: paths.isUpToDate)
+        return state.withLock { $0.shown.isUpToDate }
     }
 
     // MARK: Actions
@@ -150,7 +159,7 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
     /// Makes `resource` the one shown; whether it was another, and which.
     private func swapResource(for resource: Resource?) -> (changed: Bool, old: Resource?) {
         guard state.withLock({ $0.resource }) !== resource else { return (false, nil) }
-        return registrar.withMutation(of: self, keyPath: \.resource) {
+        return registrar.withMutation(of: self, keyPath: paths.resource) {
             state.withLock { state in
                 defer {
                     state.resource = resource
@@ -164,7 +173,8 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
     /// Adds the model's observer to `resource`, whose first call sets every property; with none, empties them.
     private func observe(_ resource: Resource?) {
         guard let resource else {
-            update(Snapshot(), changing: state.withLock { Changes(from: $0, to: Snapshot(), contentChanged: true) })
+            let empty = ResourceModelSnapshot()
+            update(empty, changing: state.withLock { ResourceModelChanges(from: $0.shown, to: empty, event: nil) })
             return
         }
         resource.addObserver(owner: self, delivery: delivery) { [weak self] resource, event in
@@ -172,68 +182,32 @@ public final class ResourceModel<Content: Sendable>: Observable, Sendable {
         }
     }
 
-    /// The resource's state, as the model shows it.
-    private struct Snapshot {
-        var content: Content?
-        var isLoading = false
-        var error: ResourceError?
-        var timestamp: Date?
-        var isUpToDate = false
-    }
-
-    /// Which properties an update changes.
-    private struct Changes {
-        var content, isLoading, error, timestamp, isUpToDate: Bool
-
-        /// Each property changes when its value does; the error also when a load failed again; the content when
-        /// `contentChanged` (the model cannot compare contents in general).
-        init(from state: State, to snapshot: Snapshot, contentChanged: Bool, failedAgain: Bool = false) {
-            content = contentChanged && (state.content != nil || snapshot.content != nil)
-            isLoading = state.isLoading != snapshot.isLoading
-            error = (state.error == nil) != (snapshot.error == nil) || failedAgain
-            timestamp = state.timestamp != snapshot.timestamp
-            isUpToDate = state.isUpToDate != snapshot.isUpToDate
-        }
-    }
-
     private func update(from resource: Resource, event: ResourceEvent) {
-        let snapshot = Snapshot(
-            content: resource.typedContent(as: Content.self), isLoading: resource.isLoading,
-            error: resource.latestError, timestamp: resource.timestamp, isUpToDate: resource.isUpToDate)
-        let changes = state.withLock { state -> Changes? in
+        let read = resource.snapshot
+        let snapshot = ResourceModelSnapshot(
+            content: read.data?.typedContent(as: Content.self), isLoading: read.isLoading, error: read.error,
+            timestamp: read.timestamp, isUpToDate: read.isUpToDate)
+        let changes = state.withLock { state -> ResourceModelChanges? in
             // A call of an observer removed while it waited: the model shows another resource now.
             guard state.resource === resource else { return nil }
-            return Changes(
-                from: state, to: snapshot, contentChanged: event == .observerAdded || Self.isNewData(event),
-                failedAgain: event == .error)
+            return ResourceModelChanges(from: state.shown, to: snapshot, event: event)
         }
         if let changes { update(snapshot, changing: changes) }
     }
 
     /// Writes `snapshot`, telling the registrar of each changed property before and after: a tracking closure runs
     /// once, at the first of them.
-    private func update(_ snapshot: Snapshot, changing changes: Changes) {
-        if changes.content { registrar.willSet(self, keyPath: \.content) }
-        if changes.isLoading { registrar.willSet(self, keyPath: \.isLoading) }
-        if changes.error { registrar.willSet(self, keyPath: \.error) }
-        if changes.timestamp { registrar.willSet(self, keyPath: \.timestamp) }
-        if changes.isUpToDate { registrar.willSet(self, keyPath: \.isUpToDate) }
-        state.withLock { state in
-            state.content = snapshot.content
-            state.isLoading = snapshot.isLoading
-            state.error = snapshot.error
-            state.timestamp = snapshot.timestamp
-            state.isUpToDate = snapshot.isUpToDate
-        }
-        if changes.content { registrar.didSet(self, keyPath: \.content) }
-        if changes.isLoading { registrar.didSet(self, keyPath: \.isLoading) }
-        if changes.error { registrar.didSet(self, keyPath: \.error) }
-        if changes.timestamp { registrar.didSet(self, keyPath: \.timestamp) }
-        if changes.isUpToDate { registrar.didSet(self, keyPath: \.isUpToDate) }
-    }
-
-    private static func isNewData(_ event: ResourceEvent) -> Bool {
-        if case .newData = event { return true }
-        return false
+    private func update(_ snapshot: ResourceModelSnapshot, changing changes: ResourceModelChanges) {
+        if changes.content { registrar.willSet(self, keyPath: paths.content) }
+        if changes.isLoading { registrar.willSet(self, keyPath: paths.isLoading) }
+        if changes.error { registrar.willSet(self, keyPath: paths.error) }
+        if changes.timestamp { registrar.willSet(self, keyPath: paths.timestamp) }
+        if changes.isUpToDate { registrar.willSet(self, keyPath: paths.isUpToDate) }
+        state.withLock { $0.shown = snapshot }
+        if changes.content { registrar.didSet(self, keyPath: paths.content) }
+        if changes.isLoading { registrar.didSet(self, keyPath: paths.isLoading) }
+        if changes.error { registrar.didSet(self, keyPath: paths.error) }
+        if changes.timestamp { registrar.didSet(self, keyPath: paths.timestamp) }
+        if changes.isUpToDate { registrar.didSet(self, keyPath: paths.isUpToDate) }
     }
 }
