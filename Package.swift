@@ -388,6 +388,7 @@ let package = Package(
             dependencies: [
                 "TetherObservation", "ResourceKit", "LiveQueryKit", "TransportKit", "TetherClock", "TetherJSON",
                 "DocumentStoreKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/TetherObservationTests"
         ),
