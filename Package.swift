@@ -306,7 +306,7 @@ let package = Package(
             dependencies: [
                 "PipelineKit", "PipelinePlugins", "TetherConcurrency", "TetherClock", "TransportKit",
                 "ResourceKit", "LiveQueryKit", "EntityCacheKit", "MemoryPressureKit", "DeliveryKit", "TetherJSON",
-                "MutationOutboxKit", "MirrorKit", "LoopbackServer", "TetherInspector",
+                "MutationOutboxKit", "MirrorKit", "LoopbackServer", "TetherInspector", "TetherObservation",
                 .target(name: "PostgresPipelinePlugin", condition: .when(traits: ["Postgres"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -387,7 +387,7 @@ let package = Package(
             name: "TetherObservationTests",
             dependencies: [
                 "TetherObservation", "ResourceKit", "LiveQueryKit", "TransportKit", "TetherClock", "TetherJSON",
-                "DocumentStoreKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
+                "DocumentStoreKit", "DeliveryKit", "TetherTesting", "TetherTestingTraits", "TetherConcurrency",
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ],
             path: "Tests/TetherObservationTests"

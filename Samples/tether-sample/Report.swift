@@ -181,6 +181,7 @@ struct Report {
             <tr><td>List loads served per store</td><td>\(escape(served.isEmpty ? "(external server)" : served))</td></tr>
             <tr><td>Screens closed</td><td>\(ownership.closedScreens)</td></tr>
             <tr><td>Owner-held observers deallocated with them</td><td>\(ownership.observersReleased)</td></tr>
+            <tr><td>ResourceModels showing content, then released with their screens</td><td>\(ownership.modelsShowingContent) of \(ownership.models), then \(ownership.modelsReleased) of \(ownership.modelsClosed)</td></tr>
             <tr><td>Resources let go under memory pressure</td><td>\(ownership.evicted)</td></tr>
             <tr><td>Resources alive afterwards (all observed)</td><td>\(ownership.aliveAfterPressure)</td></tr>
             </table>

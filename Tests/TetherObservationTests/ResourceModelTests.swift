@@ -1,3 +1,4 @@
+import DeliveryKit
 import Foundation
 import Observation
 import ResourceKit
@@ -150,4 +151,25 @@ final class Counter: Sendable {
     private let count = LockedValue(0)
     func add() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
+}
+
+@Suite("ResourceModel with a delivery policy", .timeLimit(minutes: 1), .leakChecked)
+struct ResourceModelDeliveryTests {
+    @Test("Delivered on a queue of its own: content arrives, and a released model leaves no observer")
+    func onQueue() async throws {
+        let transport = InMemoryTransport()
+        let service = Service(baseURL: "https://api.example.com", transport: transport)
+        let resource = service.resource("/items")
+        transport.enqueue(.get, "https://api.example.com/items", .json("[1]"))
+        weak var released: ResourceModel<JSONValue>?
+        do {
+            let model = ResourceModel<JSONValue>(
+                resource, loadsOnAccess: false, delivery: .deliverOn(.serialQueue(label: "model")))
+            released = model
+            _ = await resource.load().outcome
+            try await eventually { model.content == [1] }
+        }
+        #expect(released == nil)
+        #expect(resource.observerCount == 0)
+    }
 }
