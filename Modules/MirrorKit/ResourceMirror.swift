@@ -245,7 +245,7 @@ public final class ResourceMirror: Sendable {
             let previous = try states.findByID(name).flatMap(MirrorState.init)
             if onlyIfNewer, let syncedAt = previous?.syncedAt, syncedAt > entity.timestamp { return false }
             let target = transaction.collection(collectionName)
-            // What the scope holds now, by id. A list removes what it no longer holds; a document equal to the one
+            // What the scope holds now, by id. A list removes what it does not hold; a document equal to the one
             // stored is not written again, since the store would change nothing for it.
             var stored: [String: JSONValue] = [:]
             if documents.isList {

@@ -103,13 +103,14 @@ final class ModelContractRun {
         }
         // Settled: reads bring the model to the final result.
         let final = expected
-        let deadline = ContinuousClock.now + DeadlineScale.scaled(.seconds(30))
-        while await read().shown != final {
-            guard ContinuousClock.now < deadline else {
-                return ["after the last step: the model shows \(await read().shown), the query's result is \(final)"]
+        let (store, model, queue) = (store, model, queue)
+        do {
+            try await eventually(within: .seconds(30)) {
+                await store.waitForLiveQueries()
+                return await Self.read(model, on: queue).shown == final
             }
-            await store.waitForLiveQueries()
-            try await Task.sleep(for: .milliseconds(1))
+        } catch {
+            return ["after the last step: the model shows \(await read().shown), the query's result is \(final)"]
         }
         await model.stop()
         return []
@@ -117,8 +118,11 @@ final class ModelContractRun {
 
     /// Reads the model on its queue: no result is taken while the job runs, and the read's signal runs after it.
     func read() async -> (count: Int, shown: [String]) {
-        let model = model
-        return await withCheckedContinuation { continuation in
+        await Self.read(model, on: queue)
+    }
+
+    static func read(_ model: LiveQueryModel, on queue: DispatchQueue) async -> (count: Int, shown: [String]) {
+        await withCheckedContinuation { continuation in
             queue.async {
                 let count = model.resultCount
                 let shown = model.documents.map { "\($0.id):\($0.int("v") ?? -1)" }
