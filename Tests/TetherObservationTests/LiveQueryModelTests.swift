@@ -115,6 +115,17 @@ struct LiveQueryModelTests {
         #expect(model.documents.map(\.id).sorted() == ["a", "b", "c"])
     }
 
+    @Test("An invalid query is refused when the model is made, with its column; nothing is observed")
+    func invalidQuery() async throws {
+        let error = #expect(throws: QueryError.self) {
+            try LiveQueryModel(items.find("store_id =="), deliverOn: .inline)
+        }
+        #expect(error?.column == 12)
+        #expect(error?.query == "store_id ==")
+        await store.waitForLiveQueries()
+        #expect(store.statistics.observers == 0)
+    }
+
     @Test("A released model ends its observation, with a result waiting for it; stop() ends it too")
     func release() async throws {
         weak var released: LiveQueryModel?
