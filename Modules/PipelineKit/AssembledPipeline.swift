@@ -234,8 +234,9 @@ public final class AssembledPipeline: Sendable {
         var lifecycle: [any ServiceLifecycle.Service] = persistence.lifecycle.map { [$0] } ?? []
         let indexes = configuration.indexes.compactMap(\.index)
         if !indexes.isEmpty {
-            // First in the group: queries started with it find their indexes built, or being built.
-            lifecycle.insert(IndexBuilder(documents: persistence.documents, indexes: indexes), at: 0)
+            // Right after the database: queries started with the group find their indexes built, or being built, and
+            // the builder stops before the database closes (a group shuts its services down in reverse).
+            lifecycle.append(IndexBuilder(documents: persistence.documents, indexes: indexes))
         }
 
         var services: [(name: String, service: ResourceKit.Service)] = []

@@ -29,7 +29,9 @@ package struct ShutdownAction: ServiceLifecycle.Service, CustomStringConvertible
     }
 }
 
-/// Builds the indexes of `indexes:` when the pipeline's service group starts, then waits for shutdown.
+/// Builds the indexes of `indexes:` when the pipeline's service group starts, then waits for shutdown. It runs after
+/// the database's part, so the group stops it before the database closes: on shutdown it finishes the index it is
+/// building and begins no other (those are built at the next start; queries are right without them, only slower).
 struct IndexBuilder: ServiceLifecycle.Service, CustomStringConvertible {
     let documents: any DocumentStore
     let indexes: [DocumentIndex]
@@ -37,7 +39,10 @@ struct IndexBuilder: ServiceLifecycle.Service, CustomStringConvertible {
     var description: String { "indexes (\(indexes.map(\.description).joined(separator: ", ")))" }
 
     func run() async throws {
-        for index in indexes { try await documents.createIndex(index) }
+        for index in indexes {
+            if Task.isShuttingDownGracefully || Task.isCancelled { break }
+            try await documents.createIndex(index)
+        }
         try? await gracefulShutdown()
     }
 }

@@ -114,7 +114,7 @@ public final class SQLiteDocumentStore: DocumentStore {
                 try body(SQLiteReader(db: db, file: path, unreadable: unreadable, indexes: indexes))
             }
         } catch let error as DatabaseError {
-            throw PersistenceError.mapping(error, file: path)
+            throw mapping(error)
         }
     }
 
@@ -127,7 +127,7 @@ public final class SQLiteDocumentStore: DocumentStore {
         do {
             try await pool.write { db in try DeclaredIndexList.create(index, in: db) }
         } catch let error as DatabaseError {
-            throw PersistenceError.mapping(error, file: path).adding(collection: index.collection)
+            throw mapping(error).adding(collection: index.collection)
         }
         indexes.add(index)
         configuration.logger.debug("index created", metadata: ["index": "\(index)", "file": "\(path)"])
@@ -175,9 +175,15 @@ public final class SQLiteDocumentStore: DocumentStore {
         busyWait.stop()
     }
 
-    /// The error for a write that failed with `error`: `closed` when it gave up waiting for a lock because the store
-    /// is closing or shutting down.
+    /// The error for an operation that failed with `error`: `closed` when the store closed while the operation
+    /// waited for its connection (SQLite then reports a misuse of the closed handle, in words that say nothing of
+    /// it), or when a write gave up waiting for a lock because the store is closing or shutting down.
     private func mapping(_ error: DatabaseError) -> PersistenceError {
+        if isClosed.withLock({ $0 }) {
+            return PersistenceError(
+                .closed, "the store closed while the operation waited for its connection; nothing was done",
+                file: path, cause: SendableDescription(error))
+        }
         guard error.resultCode == .SQLITE_BUSY, busyWait.isStopped else {
             return PersistenceError.mapping(error, file: path)
         }

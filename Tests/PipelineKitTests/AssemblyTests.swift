@@ -185,7 +185,7 @@ struct AssemblyTests {
         }
     }
 
-    @Test("indexes: are built by the pipeline — first in its service group, or on request — once each")
+    @Test("indexes: are built by the pipeline — when its service group starts, or on request — once each")
     func declaredIndexes() async throws {
         let configuration = try load(
             """
@@ -210,6 +210,53 @@ struct AssemblyTests {
                 try await pipeline.store.documents.declaredIndexes().map(\.description) == [
                     "items(store_id, name)", "orders(customer.id)",
                 ])
+        }
+    }
+
+    @Test(
+        "A shutdown requested before the service group runs stops the index builder before the database closes: no error, nothing stored lost, and the next start builds the rest"
+    )
+    func shutdownWhileBuildingIndexes() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("store.sqlite").path
+            // Enough documents that an index takes a while to build, so the database's part is asked to close
+            // while the first one is building.
+            let stored = try SQLiteDocumentStore(path: path)
+            try await stored.write { transaction in
+                for index in 0..<5_000 {
+                    _ = try transaction.upsert(
+                        [
+                            "_id": .string("d\(index)"), "store_id": .string("s\(index % 7)"),
+                            "name": .string("n\(index)"),
+                            "price": .number(Double(index % 100)),
+                        ],
+                        into: "items")
+                }
+            }
+            try stored.close()
+            let configuration = try load(
+                """
+                persistence: { type: sqlite, store_path: store.sqlite, cache_path: null }
+                indexes:
+                  - { collection: items, fields: [store_id, name] }
+                  - { collection: items, fields: [price] }
+                  - { collection: items, fields: [name] }
+                """, baseDirectory: directory)
+            let configured = ["items(store_id, name)", "items(price)", "items(name)"]
+            let pipeline = try AssembledPipeline.assembleQuietly(configuration)
+            try await pipeline.shutdown()
+
+            let reopened = try SQLiteDocumentStore(path: path)
+            let built = try await reopened.declaredIndexes().map(\.description)
+            #expect(Array(configured.prefix(built.count)) == built, "indexes are built in order, each whole")
+            #expect(try await reopened.read { try $0.count(matching: DocumentQuery(collection: "items")) } == 5_000)
+            #expect(try await reopened.integrityCheck() == ["ok"])
+            try reopened.close()
+
+            let next = try AssembledPipeline.assembleQuietly(configuration)
+            let documents = next.store.documents
+            let app = ApplicationService { try await eventually { try await documents.declaredIndexes().count == 3 } }
+            try await next.serviceGroup(running: app, logger: Logger(label: "test")).run()
         }
     }
 
