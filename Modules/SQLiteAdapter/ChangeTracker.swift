@@ -7,13 +7,32 @@ import TetherConcurrency
 /// commit the confirmed changes are published, at rollback everything is dropped. So the feed reports exactly what
 /// was committed.
 final class ChangeTracker: TransactionObserver, Sendable {
+    /// What the transaction's writes did to one document.
+    struct Change: Sendable {
+        /// What the writes meant to do, merged in order; nil when they cancel out (inserted, then removed).
+        var kind: ChangeSet.Kind?
+        /// The document as the writes left it (nil once removed): the feed's copy.
+        var document: StoredDocument?
+        /// The row the first write touched, and any other (a document removed, then written again).
+        var row: Int64
+        var otherRows: [Int64] = []
+
+        /// Adds a later write's change.
+        mutating func add(_ later: ChangeSet.Kind, _ document: StoredDocument?, row: Int64) {
+            kind = ChangeSet.Kind.merging(kind, then: later)
+            self.document = document
+            if row != self.row, !otherRows.contains(row) { otherRows.append(row) }
+        }
+
+        /// Whether SQLite reported one of its rows as changed.
+        func isConfirmed(by changedRows: Set<Int64>) -> Bool {
+            changedRows.contains(row) || otherRows.contains { changedRows.contains($0) }
+        }
+    }
+
     struct Pending: Sendable {
-        /// What each write meant to do, per document, merged in order.
-        var intents: [ChangeSet.Key: ChangeSet.Kind] = [:]
-        /// Each document as the transaction's writes left it (none once removed): the feed's copy.
-        var documents: [ChangeSet.Key: StoredDocument] = [:]
-        /// The rows each document's writes touched.
-        var rows: [ChangeSet.Key: Set<Int64>] = [:]
+        /// Each document the transaction wrote: one entry, so that a write costs one lookup.
+        var changes: [ChangeSet.Key: Change] = [:]
         /// The rows SQLite reported as changed.
         var changedRows: Set<Int64> = []
         /// The last row event: how the last statement changed which row.
@@ -24,15 +43,19 @@ final class ChangeTracker: TransactionObserver, Sendable {
 
         /// What the transaction changed so far: each intended change whose rows SQLite reported as changed.
         var confirmed: [ChangeSet.Key: ChangeSet.Kind] {
-            var changes: [ChangeSet.Key: ChangeSet.Kind] = [:]
-            for (key, kind) in intents where !(rows[key] ?? []).isDisjoint(with: changedRows) { changes[key] = kind }
-            return changes
+            var confirmed: [ChangeSet.Key: ChangeSet.Kind] = [:]
+            for (key, change) in changes {
+                if let kind = change.kind, change.isConfirmed(by: changedRows) { confirmed[key] = kind }
+            }
+            return confirmed
         }
 
         /// The confirmed changes' documents, unless there are more than a change set carries.
         func documents(of confirmed: [ChangeSet.Key: ChangeSet.Kind]) -> [ChangeSet.Key: StoredDocument]? {
             guard confirmed.count <= ChangeSet.documentLimit else { return nil }
-            return documents.filter { confirmed[$0.key] != nil }
+            var documents: [ChangeSet.Key: StoredDocument] = [:]
+            for key in confirmed.keys { if let document = changes[key]?.document { documents[key] = document } }
+            return documents
         }
     }
 
@@ -47,15 +70,13 @@ final class ChangeTracker: TransactionObserver, Sendable {
     /// removal).
     func record(_ kind: ChangeSet.Kind, _ key: ChangeSet.Key, row: Int64, document: StoredDocument?) {
         pending.withLock { pending in
-            pending.intents[key] = ChangeSet.Kind.merging(pending.intents[key], then: kind)
-            pending.documents[key] = document
-            pending.rows[key, default: []].insert(row)
+            pending.changes[key, default: Change(kind: nil, document: nil, row: row)].add(kind, document, row: row)
         }
     }
 
     /// Whether the transaction has recorded a change.
     var hasIntents: Bool {
-        pending.withLock { !$0.intents.isEmpty }
+        pending.withLock { pending in pending.changes.values.contains { $0.kind != nil } }
     }
 
     /// Sets the number the commit will be published under, and the other processes' commits to publish before it;
