@@ -425,7 +425,10 @@ let package = Package(
             ],
             path: "Tests/TransportConformanceTests"
         ),
-        .testTarget(name: "TetherJSONTests", dependencies: ["TetherJSON"], path: "Tests/TetherJSONTests"),
+        .testTarget(
+            name: "TetherJSONTests",
+            dependencies: ["TetherJSON", .product(name: "PropertyBased", package: "swift-property-based")],
+            path: "Tests/TetherJSONTests"),
         // A separate process for the check that holds every thread of the cooperative pool.
         .executableTarget(
             name: "tether-engine-probe",

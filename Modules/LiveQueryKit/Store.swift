@@ -153,4 +153,11 @@ public struct TransactionCollection {
         let compiled = try DocumentQuery(collection: name, predicate: QueryParser.predicate(query, args: args))
         return try transaction.documents(matching: compiled).map(Document.init)
     }
+
+    /// The `_id` and canonical JSON text (`JSONValue.jsonText`) of the documents matching `query` (all of them when
+    /// nil), as the transaction sees them: for comparing documents with the stored ones without parsing those.
+    package func canonicalTexts(matching query: String?) throws -> [(id: String, text: String)] {
+        let predicate = try query.map { try QueryParser.predicate($0, args: [:]) } ?? .all
+        return try transaction.canonicalTexts(matching: DocumentQuery(collection: name, predicate: predicate))
+    }
 }

@@ -2,10 +2,27 @@ import TetherJSON
 
 /// The documents one response holds, as a mirror writes them. A pure value: no store, no resource.
 struct MirrorDocuments: Sendable, Equatable {
-    /// One document: its id and its JSON object, whose `_id` is that id.
+    /// One document: its id, and the response's object it comes from, whose `_id` is set to that id when it is
+    /// written. The object is the response's own (shared, not copied): the document with its `_id` is made only for
+    /// the documents written, and compared as text without being made.
     struct Entry: Sendable, Equatable {
         var id: String
-        var value: JSONValue
+        /// The object as the response has it.
+        var element: JSONValue
+        /// Whether the id comes from another field than `_id`, so that `_id` is set on the way to the store.
+        var setsID: Bool
+
+        /// The document as it is stored: the element, its `_id` set to the id.
+        var value: JSONValue {
+            guard setsID, case .object(var members) = element else { return element }
+            members["_id"] = .string(id)
+            return .object(members)
+        }
+
+        /// ``value``'s canonical JSON text, which a store keeping text holds for it.
+        var canonicalText: String {
+            setsID ? element.jsonText(setting: "_id", to: .string(id)) : element.jsonText
+        }
     }
 
     /// The documents, in the response's order.
@@ -86,7 +103,7 @@ struct MirrorDocuments: Sendable, Equatable {
         throws(MirrorError) -> Entry
     {
         let which = index.map { "element \($0)" } ?? "the document"
-        guard case .object(var members) = element else {
+        guard case .object = element else {
             throw MirrorError(
                 .notArrayOrObject, "\(which) is \(element.kindName), not a document (a JSON object)", url: url,
                 path: shape.pathText, element: index)
@@ -102,7 +119,6 @@ struct MirrorDocuments: Sendable, Equatable {
                 .invalidID, "\(which)'s id \"\(shape.idText)\" is \(idValue.jsonText), not a non-empty string",
                 url: url, path: shape.pathText, element: index)
         }
-        if shape.idField != ["_id"] { members["_id"] = .string(id) }
-        return Entry(id: id, value: .object(members))
+        return Entry(id: id, element: element, setsID: shape.idField != ["_id"])
     }
 }

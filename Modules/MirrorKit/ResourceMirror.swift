@@ -245,19 +245,21 @@ public final class ResourceMirror: Sendable {
             let previous = try states.findByID(name).flatMap(MirrorState.init)
             if onlyIfNewer, let syncedAt = previous?.syncedAt, syncedAt > entity.timestamp { return false }
             let target = transaction.collection(collectionName)
-            // What the scope holds now, by id. A list removes what it does not hold; a document equal to the one
-            // stored is not written again, since the store would change nothing for it.
-            var stored: [String: JSONValue] = [:]
+            // What the scope holds now: each document's canonical text, by id. A list removes what it does not
+            // hold; a document whose text is the stored one is not written again, since the store would change
+            // nothing for it. Comparing texts spares parsing every stored document.
+            var stored: [String: String] = [:]
             if documents.isList {
-                let held = try scope.map({ try target.find($0) }) ?? target.findAll()
+                let held = try target.canonicalTexts(matching: scope)
                 stored.reserveCapacity(held.count)
-                for document in held { stored[document.id] = document.value }
+                for (id, text) in held { stored[id] = text }
                 let listed = Set(documents.entries.map(\.id))
-                for document in held where !listed.contains(document.id) {
-                    try target.remove(id: document.id)
+                for (id, _) in held where !listed.contains(id) {
+                    try target.remove(id: id)
                 }
             }
-            for (index, entry) in documents.entries.enumerated() where stored[entry.id] != entry.value {
+            for (index, entry) in documents.entries.enumerated()
+            where stored[entry.id].map({ $0 != entry.canonicalText }) ?? true {
                 do {
                     try target.upsert(entry.value)
                 } catch let error as PersistenceError where error.kind == .invalidDocument {

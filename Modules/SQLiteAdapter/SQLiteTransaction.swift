@@ -5,7 +5,7 @@ import PersistenceKit
 import TetherJSON
 
 /// Reads over one GRDB connection, inside a read or a write.
-struct SQLiteReader: DocumentReader {
+struct SQLiteReader: DocumentReader, DocumentTextReading {
     let db: Database
     let file: String
     /// Told of each stored row that no longer reads as a document; the row is left out of query results.
@@ -48,6 +48,18 @@ struct SQLiteReader: DocumentReader {
                 }
             }
             return documents
+        }
+    }
+
+    func documentTexts(matching query: DocumentQuery) throws -> [(id: String, text: String)] {
+        try query.checkRunnable()
+        return try guarding(collection: query.collection) {
+            let indexed = indexes?.paths(in: query.collection) ?? []
+            let (sql, arguments) = SQLiteQueryCompiler.select(query, indexed: indexed)
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
+            var texts: [(id: String, text: String)] = []
+            while let row = try rows.next() { texts.append((row[0], row[1])) }
+            return texts
         }
     }
 
@@ -99,7 +111,7 @@ struct SQLiteReader: DocumentReader {
 }
 
 /// A write transaction over GRDB's writer connection, used only inside its `write` closure.
-final class SQLiteTransaction: TransactionReading {
+final class SQLiteTransaction: TransactionReading, DocumentTextReading {
     let reader: SQLiteReader
     let tracker: ChangeTracker
     private var isFinished = false
@@ -178,6 +190,10 @@ final class SQLiteTransaction: TransactionReading {
                 .inserted, ChangeSet.Key(collection: collection, id: stored.id), row: db.lastInsertedRowID,
                 document: stored)
         }
+    }
+
+    func documentTexts(matching query: DocumentQuery) throws -> [(id: String, text: String)] {
+        try openReader.documentTexts(matching: query)
     }
 
     func remove(id: String, from collection: String) throws -> Bool {

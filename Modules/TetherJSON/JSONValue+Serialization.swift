@@ -31,17 +31,52 @@ extension JSONValue {
             }
             output.append(UInt8(ascii: "]"))
         case .object(let members):
-            output.append(UInt8(ascii: "{"))
-            var first = true
-            for (key, value) in members.sorted(by: { $0.key < $1.key }) {
-                if !first { output.append(UInt8(ascii: ",")) }
-                first = false
-                Self.writeString(key, to: &output)
-                output.append(UInt8(ascii: ":"))
-                value.write(to: &output)
-            }
-            output.append(UInt8(ascii: "}"))
+            Self.writeObject(members, setting: nil, to: &output)
         }
+    }
+
+    /// The ``jsonText`` of this object with `member` set to `value` — of `object[member] = value` — without making
+    /// that object. A value that is not an object gives its own text.
+    package func jsonText(setting member: String, to value: JSONValue) -> String {
+        guard case .object(let members) = self else { return jsonText }
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
+        Self.writeObject(members, setting: (member, value), to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `members` as a JSON object, keys sorted, with `setting`'s member added or replaced.
+    private static func writeObject(
+        _ members: [String: JSONValue], setting: (key: String, value: JSONValue)?, to output: inout [UInt8]
+    ) {
+        output.append(UInt8(ascii: "{"))
+        var pending = setting
+        var first = true
+        func member(_ key: String, _ value: JSONValue, to output: inout [UInt8]) {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            writeString(key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            value.write(to: &output)
+        }
+        // The members' positions, sorted by key in scratch space on the stack: no array, no copy of a value.
+        withUnsafeTemporaryAllocation(of: [String: JSONValue].Index.self, capacity: members.count) { scratch in
+            var order = scratch
+            _ = order.initialize(fromContentsOf: members.indices)
+            defer { order.deinitialize() }
+            order.sort { members.keys[$0] < members.keys[$1] }
+            for index in order {
+                let key = members.keys[index]
+                if let set = pending, set.key <= key {
+                    member(set.key, set.value, to: &output)
+                    pending = nil
+                    if set.key == key { continue }
+                }
+                member(key, members.values[index], to: &output)
+            }
+        }
+        if let set = pending { member(set.key, set.value, to: &output) }
+        output.append(UInt8(ascii: "}"))
     }
 
     static func writeNumber(_ value: Double, to output: inout [UInt8]) {
@@ -65,14 +100,20 @@ extension JSONValue {
     }
 
     static func writeString(_ value: String, to output: inout [UInt8]) {
+        let written: Void? = value.utf8.withContiguousStorageIfAvailable { writeString($0, to: &output) }
+        if written == nil { Array(value.utf8).withUnsafeBufferPointer { writeString($0, to: &output) } }
+    }
+
+    /// Appends `bytes`, UTF-8, as a JSON string: quoted, with `"`, `\` and control characters escaped.
+    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // The common case: nothing to escape.
-        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: value.utf8)
+        // The common case: nothing to escape, one copy.
+        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: bytes)
             output.append(UInt8(ascii: "\""))
             return
         }
-        for byte in value.utf8 {
+        for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
             case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)

@@ -1,3 +1,4 @@
+import PropertyBased
 import Testing
 import TetherJSON
 
@@ -29,6 +30,33 @@ struct JSONValueTests {
         #expect(JSONValue.number(-0.0).jsonText == "0")
         #expect(JSONValue.number(.nan).jsonText == "null")
         #expect(JSONValue.number(1e300).jsonText == "1e+300")
+    }
+
+    @Test("jsonText(setting:to:) is the text of the object with that member set, whether it adds or replaces it")
+    func settingAMember() async {
+        // Keys that sort before, between and after one another, and ones that need escaping.
+        let keys = ["_id", "id", "a", "Z", "é", "", "a\"b", "name", "😀", "a\u{1}"]
+        func value(_ seed: Int) -> JSONValue {
+            switch seed % 5 {
+            case 0: .string("v\(seed)")
+            case 1: .number(Double(seed) / 8)
+            case 2: .bool(seed % 2 == 0)
+            case 3: .null
+            default: ["nested": .string("\\\(seed)"), "list": [.number(Double(seed)), "x"]]
+            }
+        }
+        await propertyCheck(input: Gen.int(in: 0...999_999).array(of: 1...12)) { seeds in
+            var members: [String: JSONValue] = [:]
+            for seed in seeds.dropFirst() { members[keys[seed % keys.count]] = value(seed / keys.count) }
+            let key = keys[seeds[0] % keys.count]
+            let set = value(seeds[0] / keys.count)
+            var expected = members
+            expected[key] = set
+            #expect(
+                JSONValue.object(members).jsonText(setting: key, to: set) == JSONValue.object(expected).jsonText,
+                "\(members), setting \(key)")
+        }
+        #expect(JSONValue.array([1]).jsonText(setting: "a", to: 2) == "[1]", "not an object: its own text")
     }
 
     @Test(
