@@ -730,8 +730,9 @@ for target in package.targets where !target.name.hasPrefix("CTether") {
 
 // CI's optimized and sanitized stages compile Tether's own targets, and only those, and reuse the debug build of every
 // dependency (the package graph is the default one, so nothing else rebuilds):
-//   TETHER_OPTIMIZE=1 swift test          every library and executable of ours as `-c release` compiles it (-O, whole
-//                                          module); the test targets stay unoptimized, as they do not ship
+//   TETHER_OPTIMIZE=1 swift test          every library and executable of ours optimized (-O, file by file: whole-module
+//                                          optimization, as `-c release` does it, takes longer on 2 cores); the test
+//                                          targets stay unoptimized, as they do not ship
 //   TETHER_SANITIZE=thread swift test     every target of ours instrumented, and the sanitizer's runtime linked
 let optimize = Context.environment["TETHER_OPTIMIZE"] != nil
 let sanitizer = Context.environment["TETHER_SANITIZE"]
