@@ -28,38 +28,36 @@ struct SQLiteReader: DocumentReader, DocumentTextReading {
     }
 
     func documents(matching query: DocumentQuery) throws -> [StoredDocument] {
-        try query.checkRunnable()
-        return try guarding(collection: query.collection) {
-            let indexed = indexes?.paths(in: query.collection) ?? []
-            let (sql, arguments) = SQLiteQueryCompiler.select(query, indexed: indexed)
-            let statement = try db.cachedStatement(sql: sql)
-            let rows = try Row.fetchCursor(statement, arguments: arguments)
-            var documents: [StoredDocument] = []
-            while let row = try rows.next() {
-                let id: String = row[0]
-                do {
-                    documents.append(
-                        StoredDocument(
-                            validatedID: id, body: try Self.parse(row, at: 1, collection: query.collection, id: id)))
-                } catch let error as PersistenceError where unreadable != nil {
-                    // One bad row (written by another program, or by a version that allowed deeper documents) must
-                    // not make its collection unreadable: it is left out and reported; `document(id:)` still names it.
-                    unreadable?.found(error)
-                }
+        var documents: [StoredDocument] = []
+        try forEachRow(matching: query) { row in
+            let id: String = row[0]
+            do {
+                documents.append(
+                    StoredDocument(
+                        validatedID: id, body: try Self.parse(row, at: 1, collection: query.collection, id: id)))
+            } catch let error as PersistenceError where unreadable != nil {
+                // One bad row (written by another program, or by a version that allowed deeper documents) must
+                // not make its collection unreadable: it is left out and reported; `document(id:)` still names it.
+                unreadable?.found(error)
             }
-            return documents
         }
+        return documents
     }
 
     func documentTexts(matching query: DocumentQuery) throws -> [(id: String, text: String)] {
+        var texts: [(id: String, text: String)] = []
+        try forEachRow(matching: query) { row in texts.append((row[0], row[1])) }
+        return texts
+    }
+
+    /// Runs `query` and hands `body` each row: the `_id`, then the stored text.
+    private func forEachRow(matching query: DocumentQuery, _ body: (Row) throws -> Void) throws {
         try query.checkRunnable()
-        return try guarding(collection: query.collection) {
+        try guarding(collection: query.collection) {
             let indexed = indexes?.paths(in: query.collection) ?? []
             let (sql, arguments) = SQLiteQueryCompiler.select(query, indexed: indexed)
             let rows = try Row.fetchCursor(db.cachedStatement(sql: sql), arguments: arguments)
-            var texts: [(id: String, text: String)] = []
-            while let row = try rows.next() { texts.append((row[0], row[1])) }
-            return texts
+            while let row = try rows.next() { try body(row) }
         }
     }
 
