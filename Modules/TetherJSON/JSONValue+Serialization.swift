@@ -49,33 +49,22 @@ extension JSONValue {
     private static func writeObject(
         _ members: [String: JSONValue], setting: (key: String, value: JSONValue)?, to output: inout [UInt8]
     ) {
-        output.append(UInt8(ascii: "{"))
-        var pending = setting
-        var first = true
-        func member(_ key: String, _ value: JSONValue, to output: inout [UInt8]) {
-            if !first { output.append(UInt8(ascii: ",")) }
-            first = false
-            writeString(key, to: &output)
-            output.append(UInt8(ascii: ":"))
-            value.write(to: &output)
-        }
-        // The members' positions, sorted by key in scratch space on the stack: no array, no copy of a value.
-        withUnsafeTemporaryAllocation(of: [String: JSONValue].Index.self, capacity: members.count) { scratch in
-            var order = scratch
-            _ = order.initialize(fromContentsOf: members.indices)
-            defer { order.deinitialize() }
-            order.sort { members.keys[$0] < members.keys[$1] }
-            for index in order {
-                let key = members.keys[index]
-                if let set = pending, set.key <= key {
-                    member(set.key, set.value, to: &output)
-                    pending = nil
-                    if set.key == key { continue }
-                }
-                member(key, members.values[index], to: &output)
+        var sorted = Array(members)
+        if let setting {
+            if let index = sorted.firstIndex(where: { $0.key == setting.key }) {
+                sorted[index].value = setting.value
+            } else {
+                sorted.append(setting)
             }
         }
-        if let set = pending { member(set.key, set.value, to: &output) }
+        sorted.sort { $0.key < $1.key }
+        output.append(UInt8(ascii: "{"))
+        for (index, member) in sorted.enumerated() {
+            if index > 0 { output.append(UInt8(ascii: ",")) }
+            writeString(member.key, to: &output)
+            output.append(UInt8(ascii: ":"))
+            member.value.write(to: &output)
+        }
         output.append(UInt8(ascii: "}"))
     }
 
@@ -100,20 +89,14 @@ extension JSONValue {
     }
 
     static func writeString(_ value: String, to output: inout [UInt8]) {
-        let written: Void? = value.utf8.withContiguousStorageIfAvailable { writeString($0, to: &output) }
-        if written == nil { Array(value.utf8).withUnsafeBufferPointer { writeString($0, to: &output) } }
-    }
-
-    /// Appends `bytes`, UTF-8, as a JSON string: quoted, with `"`, `\` and control characters escaped.
-    private static func writeString(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        // The common case: nothing to escape, one copy.
-        if !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
-            output.append(contentsOf: bytes)
+        // The common case: nothing to escape.
+        if !value.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) {
+            output.append(contentsOf: value.utf8)
             output.append(UInt8(ascii: "\""))
             return
         }
-        for byte in bytes {
+        for byte in value.utf8 {
             switch byte {
             case UInt8(ascii: "\""): output.append(contentsOf: "\\\"".utf8)
             case UInt8(ascii: "\\"): output.append(contentsOf: "\\\\".utf8)
